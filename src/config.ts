@@ -1,0 +1,92 @@
+import { z } from "zod";
+
+/**
+ * Every var and secret the Worker reads, parsed once per `env` object into a typed Config.
+ * Defaults are safe for local use; production values come from wrangler.jsonc `vars` and `wrangler secret put`.
+ * docs/configuration.md describes each entry.
+ */
+const bool = z
+  .union([z.boolean(), z.string()])
+  .transform((v) => v === true || v === "true" || v === "1");
+const int = (def: number) => z.coerce.number().int().positive().default(def);
+const url = (def: string) =>
+  z
+    .string()
+    .default(def)
+    .transform((v) => (v === "" ? def : v).replace(/\/+$/, ""));
+const optionalSecret = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v : undefined));
+
+export const configSchema = z.object({
+  APP_ENV: z.enum(["production", "development", "test"]).default("production"),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error", "silent"]).default("info"),
+  /** Public base URL of stored media; empty means the Worker's own `/media` route on the request origin. */
+  MEDIA_URL: z
+    .string()
+    .default("")
+    .transform((v) => v.replace(/\/+$/, "")),
+  API_RATE_LIMIT_PER_MINUTE: int(60),
+  MEDIA_IMAGE_MAX_BYTES: int(10 * 1024 * 1024),
+  MEDIA_VIDEO_MAX_BYTES: int(1024 * 1024 * 1024),
+  MEDIA_MAX_IMAGE_PIXELS: int(16_000_000),
+  MEDIA_FETCH_ALLOW_PRIVATE: bool.default(false),
+  MEDIA_FETCH_TIMEOUT_SECONDS: int(20),
+  UPLOAD_URL_TTL_SECONDS: int(900),
+  UPLOAD_MAX_BYTES: int(52_428_800),
+  UPLOAD_RATE_LIMIT_PER_MINUTE: int(10),
+  X_API_URL: url("https://api.x.com"),
+  LINKEDIN_API_URL: url("https://api.linkedin.com"),
+  LINKEDIN_OAUTH_URL: url("https://www.linkedin.com"),
+  FACEBOOK_GRAPH_URL: url("https://graph.facebook.com"),
+  INSTAGRAM_GRAPH_URL: url("https://graph.instagram.com"),
+  THREADS_GRAPH_URL: url("https://graph.threads.net"),
+  TIKTOK_API_URL: url("https://open.tiktokapis.com"),
+  YOUTUBE_API_URL: url("https://www.googleapis.com"),
+  GOOGLE_OAUTH_URL: url("https://oauth2.googleapis.com"),
+  PINTEREST_API_URL: url("https://api.pinterest.com"),
+  BLUESKY_APPVIEW_URL: url("https://public.api.bsky.app"),
+  // Secrets
+  TOKEN_ENCRYPTION_KEY: optionalSecret,
+  UPLOAD_SIGNING_KEY: optionalSecret,
+  ADMIN_TOKEN: optionalSecret,
+  X_CLIENT_ID: optionalSecret,
+  X_CLIENT_SECRET: optionalSecret,
+  LINKEDIN_CLIENT_ID: optionalSecret,
+  LINKEDIN_CLIENT_SECRET: optionalSecret,
+  FACEBOOK_APP_ID: optionalSecret,
+  FACEBOOK_APP_SECRET: optionalSecret,
+  TIKTOK_CLIENT_KEY: optionalSecret,
+  TIKTOK_CLIENT_SECRET: optionalSecret,
+  GOOGLE_CLIENT_ID: optionalSecret,
+  GOOGLE_CLIENT_SECRET: optionalSecret,
+  PINTEREST_CLIENT_ID: optionalSecret,
+  PINTEREST_CLIENT_SECRET: optionalSecret,
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+const cache = new WeakMap<object, Config>();
+
+export function loadConfig(env: object): Config {
+  let config = cache.get(env);
+  if (!config) {
+    const parsed = configSchema.safeParse(env);
+    if (!parsed.success) {
+      // Names only: values may be secrets.
+      const names = parsed.error.issues.map((i) => i.path.join(".")).join(", ");
+      throw new Error(`Invalid configuration: ${names}`);
+    }
+    config = parsed.data;
+    cache.set(env, config);
+  }
+  return config;
+}
+
+/** Secrets that must be present before the feature using them runs; checked lazily with a clear error. */
+export function requireSecret(config: Config, name: "TOKEN_ENCRYPTION_KEY" | "UPLOAD_SIGNING_KEY"): string {
+  const value = config[name];
+  if (!value) throw new Error(`Missing secret ${name}: set it with \`wrangler secret put ${name}\`.`);
+  return value;
+}

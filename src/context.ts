@@ -1,0 +1,21 @@
+import type { Config } from "./config";
+import type { Db } from "./db/client";
+
+/** What every service verb receives, built by each transport (HTTP, MCP, queue, cron). */
+export interface ServiceContext {
+  env: Cloudflare.Env;
+  db: Db;
+  config: Config;
+  /** Clock in epoch ms; injected so tests and the scheduler agree on "now". */
+  now: () => number;
+  requestId: string;
+  /** Origin of the incoming request (`https://api.example.com`), used to build absolute URLs. */
+  origin: string;
+  /** Schedules work that may outlive the response. */
+  waitUntil: (p: Promise<unknown>) => void;
+}
+
+export interface WorkspaceContext extends ServiceContext {
+  workspaceId: string;
+  apiKeyId: string;
+}

@@ -1,0 +1,7 @@
+export * from "./idempotency";
+export * from "./labels";
+export * from "./media";
+export * from "./posts";
+export * from "./signatures";
+export * from "./social-accounts";
+export * from "./workspaces";

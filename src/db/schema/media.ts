@@ -1,0 +1,29 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { workspaces } from "./workspaces";
+
+export const media = sqliteTable(
+  "media",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    /** R2 key, `medias/<uuid>.<ext>`. */
+    path: text("path").notNull(),
+    /** image | video */
+    type: text("type").$type<"image" | "video">().notNull(),
+    mimeType: text("mime_type").notNull(),
+    originalFilename: text("original_filename").notNull().default(""),
+    size: integer("size"),
+    width: integer("width"),
+    height: integer("height"),
+    /** Set on workspace assets created by a signed-URL upload. */
+    uploadToken: text("upload_token"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    index("media_workspace_idx").on(t.workspaceId),
+    index("media_path_idx").on(t.path),
+    uniqueIndex("media_upload_token_unique").on(t.uploadToken),
+  ],
+);

@@ -1,0 +1,95 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { labels } from "./labels";
+import { media } from "./media";
+import { socialAccounts } from "./social-accounts";
+import { workspaces } from "./workspaces";
+
+export type PostStatus = "draft" | "scheduled" | "publishing" | "published" | "partially_published" | "failed";
+export type PostPlatformStatus = "pending" | "publishing" | "published" | "failed";
+
+export const posts = sqliteTable(
+  "posts",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    content: text("content"),
+    /** draft | scheduled | publishing | published | partially_published | failed */
+    status: text("status").$type<PostStatus>().notNull().default("draft"),
+    scheduledAt: integer("scheduled_at"),
+    publishedAt: integer("published_at"),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("posts_workspace_list_idx").on(t.workspaceId, t.scheduledAt, t.createdAt),
+    index("posts_workspace_status_idx").on(t.workspaceId, t.status),
+    // The scheduler's scan: due scheduled posts across all workspaces.
+    index("posts_due_idx").on(t.status, t.scheduledAt),
+  ],
+);
+
+export const postPlatforms = sqliteTable(
+  "post_platforms",
+  {
+    id: text("id").primaryKey(),
+    postId: text("post_id")
+      .notNull()
+      .references(() => posts.id, { onDelete: "cascade" }),
+    socialAccountId: text("social_account_id")
+      .notNull()
+      .references(() => socialAccounts.id),
+    platform: text("platform").notNull(),
+    contentType: text("content_type").notNull(),
+    /** pending | publishing | published | failed */
+    status: text("status").$type<PostPlatformStatus>().notNull().default("pending"),
+    enabled: integer("enabled", { mode: "boolean" }).notNull().default(true),
+    meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    platformPostId: text("platform_post_id"),
+    platformUrl: text("platform_url"),
+    publishedAt: integer("published_at"),
+    errorMessage: text("error_message"),
+    displayName: text("display_name").notNull(),
+    displayUsername: text("display_username").notNull(),
+    displayAvatar: text("display_avatar").notNull().default(""),
+    /** Set when a publish attempt claims the row; used for the one-hour timeout and duplicate protection. */
+    claimedAt: integer("claimed_at"),
+    attempts: integer("attempts").notNull().default(0),
+    position: integer("position").notNull().default(0),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("post_platforms_post_idx").on(t.postId, t.position),
+    index("post_platforms_status_idx").on(t.status, t.claimedAt),
+    index("post_platforms_account_idx").on(t.socialAccountId),
+  ],
+);
+
+export const postMedia = sqliteTable(
+  "post_media",
+  {
+    postId: text("post_id")
+      .notNull()
+      .references(() => posts.id, { onDelete: "cascade" }),
+    mediaId: text("media_id")
+      .notNull()
+      .references(() => media.id, { onDelete: "cascade" }),
+    position: integer("position").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.mediaId] }), index("post_media_media_idx").on(t.mediaId)],
+);
+
+export const postLabels = sqliteTable(
+  "post_labels",
+  {
+    postId: text("post_id")
+      .notNull()
+      .references(() => posts.id, { onDelete: "cascade" }),
+    labelId: text("label_id")
+      .notNull()
+      .references(() => labels.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.postId, t.labelId] }), index("post_labels_label_idx").on(t.labelId)],
+);

@@ -1,0 +1,29 @@
+import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { workspaces } from "./workspaces";
+
+export const socialAccounts = sqliteTable(
+  "social_accounts",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    platform: text("platform").notNull(),
+    /** The platform's own id of the account (X user id, LinkedIn person/organization id, page id, DID, …). */
+    platformUserId: text("platform_user_id"),
+    displayName: text("display_name").notNull(),
+    username: text("username").notNull(),
+    avatarUrl: text("avatar_url"),
+    isActive: integer("is_active", { mode: "boolean" }).notNull().default(true),
+    /** connected | disconnected | token_expired */
+    status: text("status").$type<"connected" | "disconnected" | "token_expired">().notNull().default("connected"),
+    /** AES-GCM sealed JSON of the credentials (access/refresh tokens, app passwords); null once disconnected. */
+    credentials: text("credentials"),
+    tokenExpiresAt: integer("token_expires_at"),
+    /** JSON object: organization_id, default_board_id, service (Bluesky PDS), instance (Mastodon), … */
+    meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [index("social_accounts_workspace_idx").on(t.workspaceId, t.platform, t.displayName)],
+);

@@ -1,0 +1,104 @@
+import { DurableObject } from "cloudflare:workers";
+
+/**
+ * One instance per name; each is single-threaded, so its answers are the single authority across isolates.
+ * Names in use (docs/storage.md):
+ *   `ip:<address>`            per-IP window of the signed upload endpoint
+ *   `api-key:<key id>`        per-API-key window of the general throttle
+ *   `upload-token:<token>`    single-use state of one signed upload token
+ * State lives in the object's SQLite storage; an alarm deletes windows and token entries once they are stale.
+ */
+export interface WindowResult {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Seconds until the current window ends. */
+  retryAfterSeconds: number;
+}
+
+export class UploadGuard extends DurableObject<Cloudflare.Env> {
+  #sql: SqlStorage;
+
+  constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
+    super(ctx, env);
+    this.#sql = ctx.storage.sql;
+    this.#sql.exec(
+      "CREATE TABLE IF NOT EXISTS windows (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL)",
+    );
+    this.#sql.exec(
+      "CREATE TABLE IF NOT EXISTS tokens (token TEXT PRIMARY KEY, state TEXT NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
+    );
+  }
+
+  /** Counts one request in a fixed window and says whether it is within `limit`. Every call counts. */
+  async hit(key: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<WindowResult> {
+    const windowMs = windowSeconds * 1000;
+    const windowStart = Math.floor(nowMs / windowMs) * windowMs;
+    const row = this.#sql
+      .exec<{ count: number }>(
+        `INSERT INTO windows (key, window_start, count) VALUES (?, ?, 1)
+         ON CONFLICT(key) DO UPDATE SET
+           count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,
+           window_start = excluded.window_start
+         RETURNING count`,
+        key,
+        windowStart,
+      )
+      .one();
+    await this.#ensureAlarm(windowStart + windowMs * 2);
+    const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
+    return {
+      allowed: row.count <= limit,
+      limit,
+      remaining: Math.max(0, limit - row.count),
+      retryAfterSeconds,
+    };
+  }
+
+  /** Marks a token as in use. Returns false if it is already in use or spent. */
+  async claimToken(token: string, expiresAtMs: number, nowMs = Date.now()): Promise<boolean> {
+    const existing = this.#sql.exec<{ state: string }>("SELECT state FROM tokens WHERE token = ?", token).toArray()[0];
+    if (existing) return false;
+    this.#sql.exec(
+      "INSERT INTO tokens (token, state, updated_at, expires_at) VALUES (?, 'claimed', ?, ?)",
+      token,
+      nowMs,
+      expiresAtMs,
+    );
+    await this.#ensureAlarm(expiresAtMs + 60_000);
+    return true;
+  }
+
+  /** Gives a claimed token back after a failed store, so the URL can be used again. */
+  async releaseToken(token: string): Promise<void> {
+    this.#sql.exec("DELETE FROM tokens WHERE token = ? AND state = 'claimed'", token);
+  }
+
+  /** Records that the upload behind a claimed token succeeded. */
+  async spendToken(token: string, nowMs = Date.now()): Promise<void> {
+    this.#sql.exec("UPDATE tokens SET state = 'spent', updated_at = ? WHERE token = ?", nowMs, token);
+  }
+
+  async tokenState(token: string): Promise<string | null> {
+    return this.#sql.exec<{ state: string }>("SELECT state FROM tokens WHERE token = ?", token).toArray()[0]?.state ?? null;
+  }
+
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    // Windows older than two minutes can no longer matter (windows are at most a minute long); spent tokens outlive their URL's expiry by a
+    // minute, after which the signature check already refuses the URL.
+    this.#sql.exec("DELETE FROM windows WHERE window_start < ?", now - 120_000);
+    this.#sql.exec("DELETE FROM tokens WHERE expires_at < ?", now - 60_000);
+    const next = this.#sql
+      .exec<{ t: number | null }>(
+        "SELECT MIN(t) AS t FROM (SELECT MIN(window_start) + 120000 AS t FROM windows UNION ALL SELECT MIN(expires_at) + 60000 FROM tokens)",
+      )
+      .one().t;
+    if (next !== null) await this.ctx.storage.setAlarm(Math.max(next, now + 1000));
+  }
+
+  async #ensureAlarm(at: number): Promise<void> {
+    const current = await this.ctx.storage.getAlarm();
+    if (current === null || current > at) await this.ctx.storage.setAlarm(at);
+  }
+}

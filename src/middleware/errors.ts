@@ -1,0 +1,45 @@
+import type { Context, ErrorHandler, NotFoundHandler } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { AppError } from "../lib/errors";
+import { errorFields, log } from "../lib/logger";
+import type { AppEnv } from "../types";
+
+export function renderAppError(c: Context, err: AppError): Response {
+  const body: Record<string, unknown> = { message: err.message };
+  if (err.errors) body.errors = err.errors;
+  const res = c.json(body, err.status as 400);
+  for (const [k, v] of Object.entries(err.headers ?? {})) res.headers.set(k, v);
+  return res;
+}
+
+/** Only typed errors become 4xx; everything else is a logged 500 that reveals nothing. */
+export const onError: ErrorHandler<AppEnv> = (err, c) => {
+  if (err instanceof AppError) return renderAppError(c, err);
+  if (err instanceof HTTPException) {
+    if (err.status === 413) return c.json({ message: "Payload too large." }, 413);
+    if (err.status === 400 && /json/i.test(err.message)) return c.json({ message: "Malformed JSON body." }, 400);
+    if (err.status < 500) return c.json({ message: err.message || "Bad request." }, err.status);
+  }
+  log("error", "unhandled_error", { request_id: c.get("requestId"), path: new URL(c.req.url).pathname, ...errorFields(err) });
+  return c.json({ message: "Server error." }, 500);
+};
+
+/** 404 for unknown paths, 405 with `Allow` when the path exists under another method. */
+export function notFoundHandler(routes: () => { method: string; path: string }[]): NotFoundHandler<AppEnv> {
+  let compiled: { method: string; re: RegExp }[] | null = null;
+  return (c) => {
+    compiled ??= routes()
+      .filter((r) => r.method !== "ALL" && !r.path.includes("*"))
+      .map((r) => ({
+        method: r.method,
+        re: new RegExp(`^${r.path.replace(/[.+?^${}()|[\]\\]/g, "\\$&").replace(/:[A-Za-z_]+/g, "[^/]+")}/?$`),
+      }));
+    const path = new URL(c.req.url).pathname;
+    const allowed = [...new Set(compiled.filter((r) => r.re.test(path)).map((r) => r.method))];
+    if (allowed.length > 0) {
+      if (allowed.includes("GET") && !allowed.includes("HEAD")) allowed.push("HEAD");
+      return c.json({ message: "Method not allowed." }, 405, { Allow: allowed.join(", ") });
+    }
+    return c.json({ message: "Not found." }, 404);
+  };
+}

@@ -1,0 +1,44 @@
+import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import { loadConfig } from "../config";
+import { createDb } from "../db/client";
+import { log } from "../lib/logger";
+import type { AppEnv } from "../types";
+
+/**
+ * First middleware: request id, the ServiceContext, and one structured log line per request
+ * (request id, method, route pattern, status, duration; never headers or bodies).
+ */
+export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const started = performance.now();
+  const requestId = crypto.randomUUID();
+  c.set("requestId", requestId);
+  const url = new URL(c.req.url);
+  c.set("service", {
+    env: c.env,
+    db: createDb(c.env.DB),
+    config: loadConfig(c.env),
+    now: () => Date.now(),
+    requestId,
+    origin: url.origin,
+    waitUntil: (p) => {
+      try {
+        c.executionCtx.waitUntil(p);
+      } catch {
+        p.catch(() => {});
+      }
+    },
+  });
+  await next();
+  c.res.headers.set("X-Request-Id", requestId);
+  const workspace = c.get("workspace");
+  log("info", "request", {
+    request_id: requestId,
+    method: c.req.method,
+    route: routePath(c),
+    path: url.pathname,
+    status: c.res.status,
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    workspace_id: workspace?.workspaceId,
+  });
+};

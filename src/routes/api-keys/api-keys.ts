@@ -1,0 +1,65 @@
+import { z } from "@hono/zod-openapi";
+import { validationError } from "../../lib/errors";
+import { parseUserDateTime } from "../../lib/time";
+import { createApiKey, deleteApiKey, listApiKeys } from "../../services/api-keys/api-keys";
+import type { App } from "../../types";
+import { authedRoute, IdParam, jsonBody, nameField, noContent, ok } from "../openapi";
+import { ApiKeySchema, CreatedApiKeySchema } from "../schemas";
+
+const CreateApiKeyRequest = z
+  .object({
+    name: nameField,
+    expires_at: z
+      .string()
+      .nullish()
+      .openapi({ description: "Optional expiry: ISO 8601 (or `Y-m-d[ H:i:s]`, read as UTC); must be in the future." }),
+  })
+  .openapi("CreateApiKeyRequest");
+
+const listRoute = authedRoute({
+  method: "get",
+  path: "/api/api-keys",
+  operationId: "listApiKeys",
+  tags: ["API keys"],
+  summary: "List the workspace's live API keys, newest first",
+  responses: { 200: ok(z.array(ApiKeySchema), "Plain array, no pagination.") },
+});
+
+const createRoute = authedRoute({
+  method: "post",
+  path: "/api/api-keys",
+  operationId: "createApiKey",
+  tags: ["API keys"],
+  summary: "Create an API key (the plain token is returned once)",
+  request: jsonBody(CreateApiKeyRequest),
+  responses: { 201: ok(CreatedApiKeySchema, "The key record and its plain token.") },
+});
+
+const deleteRoute = authedRoute({
+  method: "delete",
+  path: "/api/api-keys/{id}",
+  operationId: "deleteApiKey",
+  tags: ["API keys"],
+  summary: "Revoke an API key; it stops working at once",
+  request: { params: IdParam },
+  responses: { 204: noContent },
+});
+
+export function registerApiKeys(app: App) {
+  app.openapi(listRoute, async (c) => c.json(await listApiKeys(c.get("workspace")), 200));
+  app.openapi(createRoute, async (c) => {
+    const ctx = c.get("workspace");
+    const body = c.req.valid("json");
+    let expiresAt: number | null = null;
+    if (body.expires_at) {
+      expiresAt = parseUserDateTime(body.expires_at);
+      if (expiresAt === null) throw validationError({ expires_at: ["The expires at field must be a valid date."] });
+      if (expiresAt <= ctx.now()) throw validationError({ expires_at: ["The expires at field must be a date after today."] });
+    }
+    return c.json(await createApiKey(ctx, { name: body.name, expiresAt }), 201);
+  });
+  app.openapi(deleteRoute, async (c) => {
+    await deleteApiKey(c.get("workspace"), c.req.valid("param").id);
+    return c.body(null, 204);
+  });
+}

@@ -1,0 +1,22 @@
+import type { App } from "../types";
+import { adminGate, registerCreateWorkspace } from "./admin/create-workspace";
+import { registerApiKeys } from "./api-keys/api-keys";
+import { registerListContentTypes } from "./content-types/list-content-types";
+import { registerHealth } from "./health/health";
+import { registerLabels } from "./labels/labels";
+import { registerSignatures } from "./signatures/signatures";
+import { registerSocialAccounts } from "./social-accounts/social-accounts";
+import { registerGetWorkspace } from "./workspace/get-workspace";
+
+/** Every REST operation, in registration order. Each area adds its registrar here. */
+export const registrars: ((app: App) => unknown)[] = [
+  registerHealth,
+  adminGate,
+  registerCreateWorkspace,
+  registerGetWorkspace,
+  registerApiKeys,
+  registerLabels,
+  registerSignatures,
+  registerListContentTypes,
+  registerSocialAccounts,
+];

@@ -1,0 +1,76 @@
+import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { requireApiKey } from "../middleware/auth";
+
+/** Shared OpenAPI building blocks: error bodies, id params, and the two kinds of route (public, API key). */
+
+export const ErrorSchema = z
+  .object({ message: z.string().openapi({ example: "Not found." }) })
+  .openapi("Error");
+
+export const ValidationErrorSchema = z
+  .object({
+    message: z.string().openapi({ example: "The name field is required. (and 1 more error)" }),
+    errors: z
+      .record(z.string(), z.array(z.string()))
+      .openapi({ example: { name: ["The name field is required."], color: ["The color field is required."] } }),
+  })
+  .openapi("ValidationError");
+
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  content: { "application/json": { schema } },
+  description,
+});
+
+export const errorResponses = {
+  400: json(ErrorSchema, "Malformed JSON body."),
+  404: json(ErrorSchema, "Not found, or not in the key's workspace."),
+  413: json(ErrorSchema, "JSON body larger than 1 MiB."),
+  422: json(ValidationErrorSchema, "Validation failed; `errors` lists every problem by dotted field path."),
+  500: json(ErrorSchema, "Unexpected error (logged with the request id)."),
+} as const;
+
+const authResponses = {
+  401: json(ErrorSchema, "Missing, malformed, unknown, revoked or expired API key."),
+  429: json(ErrorSchema, "Per-key throttle exceeded; see `Retry-After`."),
+} as const;
+
+export const jsonBody = <T extends z.ZodType>(schema: T, description = "JSON body") => ({
+  body: { content: { "application/json": { schema } }, required: true, description },
+});
+
+export const ok = <T extends z.ZodType>(schema: T, description: string) => json(schema, description);
+export const noContent = { description: "Done; no body." } as const;
+
+/** A route that needs a Bearer API key; the key middleware and its documented failures cannot be forgotten. */
+export function authedRoute<R extends Omit<RouteConfig, "security" | "middleware">>(route: R) {
+  return createRoute({
+    ...route,
+    security: [{ Bearer: [] }],
+    middleware: [requireApiKey] as const,
+    responses: { ...errorResponses, ...authResponses, ...route.responses },
+  });
+}
+
+export function publicRoute<R extends RouteConfig>(route: R) {
+  return createRoute({ ...route, responses: { ...errorResponses, ...route.responses } });
+}
+
+/** Path id. A value that is not a lowercase UUID answers 404, never 422 (see the validation hook). */
+const uuidPath = (name: string, description: string) =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
+    .openapi({ param: { name, in: "path" }, description, example: "0b5c1e9e-8f5e-4a8f-9a4e-0c8f1f2d3e4a" });
+
+export const idParam = <K extends string>(name: K, description: string) =>
+  z.object({ [name]: uuidPath(name, description) } as { [P in K]: ReturnType<typeof uuidPath> });
+
+export const IdParam = idParam("id", "Resource id (UUID).");
+
+export const nameField = z.string().trim().min(1).max(255).openapi({ description: "At most 255 characters.", example: "Launch" });
+export const colorField = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, "The :attribute field must be a hex colour in the form #RRGGBB.")
+  .openapi({ description: "Hex colour `#RRGGBB` (either case, returned as given).", example: "#1D4ED8" });
+export const ymdHis = z.string().openapi({ description: "`Y-m-d H:i:s`, UTC.", example: "2026-11-23 09:00:00" });
+export const isoDate = z.string().openapi({ description: "ISO 8601 with offset.", example: "2026-11-22T10:00:00+00:00" });

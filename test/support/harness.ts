@@ -1,0 +1,62 @@
+import { env, exports } from "cloudflare:workers";
+
+/** Every test makes its own workspace and key through the public bootstrap endpoint. */
+export const BASE = "https://api.test";
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export async function call<T = any>(
+  method: string,
+  path: string,
+  opts: { key?: string | null; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+  let body: BodyInit | undefined = opts.rawBody;
+  if (opts.body !== undefined) {
+    body = JSON.stringify(opts.body);
+    headers["Content-Type"] ??= "application/json";
+  }
+  const res = await exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text ? JSON.parse(text) : null;
+  } catch {
+    // non-JSON body stays text
+  }
+  return { status: res.status, headers: res.headers, body: parsed as T, text };
+}
+
+export interface TestWorkspace {
+  workspaceId: string;
+  key: string;
+  keyId: string;
+  api: <T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+}
+
+let counter = 0;
+export async function createTestWorkspace(name = `Workspace ${++counter}`): Promise<TestWorkspace> {
+  const res = await call("POST", "/api/admin/workspaces", {
+    body: { name },
+    headers: { Authorization: `Bearer ${env.ADMIN_TOKEN}` },
+  });
+  if (res.status !== 201) throw new Error(`bootstrap failed: ${res.status} ${res.text}`);
+  const key = res.body.plain_token as string;
+  return {
+    workspaceId: res.body.workspace.id,
+    key,
+    keyId: res.body.token.id,
+    api: (method, path, body, headers) => call(method, path, { key, body, headers }),
+  };
+}
+
+/** Matches the `Y-m-d H:i:s` format. */
+export const YMDHIS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+export const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

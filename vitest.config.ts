@@ -1,0 +1,53 @@
+import path from "node:path";
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest(async () => ({
+      wrangler: { configPath: "./wrangler.jsonc" },
+      miniflare: {
+        bindings: {
+          TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
+          APP_ENV: "test",
+          LOG_LEVEL: "silent",
+          MEDIA_URL: "https://media.test",
+          MEDIA_FETCH_ALLOW_PRIVATE: "false",
+          TOKEN_ENCRYPTION_KEY: "test-token-encryption-key-not-secret",
+          UPLOAD_SIGNING_KEY: "test-upload-signing-key-not-secret",
+          ADMIN_TOKEN: "test-admin-token",
+          // Every platform host points at a fake origin served by test/support/fake-fetch.ts.
+          X_API_URL: "https://x.fake",
+          LINKEDIN_API_URL: "https://linkedin.fake",
+          LINKEDIN_OAUTH_URL: "https://linkedin-oauth.fake",
+          FACEBOOK_GRAPH_URL: "https://facebook.fake",
+          INSTAGRAM_GRAPH_URL: "https://instagram.fake",
+          THREADS_GRAPH_URL: "https://threads.fake",
+          TIKTOK_API_URL: "https://tiktok.fake",
+          YOUTUBE_API_URL: "https://youtube.fake",
+          GOOGLE_OAUTH_URL: "https://google-oauth.fake",
+          PINTEREST_API_URL: "https://pinterest.fake",
+          BLUESKY_APPVIEW_URL: "https://bsky-appview.fake",
+          X_CLIENT_ID: "x-client",
+          X_CLIENT_SECRET: "x-secret",
+          LINKEDIN_CLIENT_ID: "li-client",
+          LINKEDIN_CLIENT_SECRET: "li-secret",
+          FACEBOOK_APP_ID: "fb-app",
+          FACEBOOK_APP_SECRET: "fb-secret",
+          TIKTOK_CLIENT_KEY: "tt-key",
+          TIKTOK_CLIENT_SECRET: "tt-secret",
+          GOOGLE_CLIENT_ID: "g-client",
+          GOOGLE_CLIENT_SECRET: "g-secret",
+          PINTEREST_CLIENT_ID: "pin-client",
+          PINTEREST_CLIENT_SECRET: "pin-secret",
+        },
+      },
+    })),
+  ],
+  test: {
+    include: ["test/**/*.test.ts"],
+    setupFiles: ["./test/support/setup.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+});
