@@ -1,0 +1,118 @@
+import type { Platform } from "../catalog/platforms";
+import type { Config } from "../config";
+import type { AccountCredentials } from "../services/social-accounts/credentials";
+
+/**
+ * The one interface every platform adapter implements. Adapters are pure request/response code against the
+ * platform's real API (hosts from Config, so tests point them at fakes); they never touch D1. The publishing
+ * engine (src/publishing) owns claiming, retries, status and persistence.
+ */
+
+export interface AdapterMedia {
+  id: string;
+  type: "image" | "video";
+  mimeType: string;
+  /** Public `{MEDIA_URL}/medias/<file>` address, for platforms that pull media by URL. */
+  url: string;
+  /** R2 key, `medias/<uuid>.<ext>`. */
+  path: string;
+  size: number | null;
+  width: number | null;
+  height: number | null;
+  originalFilename: string;
+}
+
+export interface AdapterAccount {
+  id: string;
+  platform: Platform;
+  platformUserId: string | null;
+  username: string;
+  displayName: string;
+  meta: Record<string, unknown>;
+  credentials: AccountCredentials;
+}
+
+export interface PublishRequest {
+  /** Post-platform row id: stable across retries; use it for platform idempotency keys / record keys. */
+  postPlatformId: string;
+  contentType: string;
+  content: string;
+  media: AdapterMedia[];
+  /** Row meta: Pinterest `board_id`, TikTok `privacy_level`, title, … */
+  meta: Record<string, unknown>;
+  account: AdapterAccount;
+}
+
+export interface PublishResult {
+  platformPostId: string;
+  platformUrl: string | null;
+}
+
+export interface MetricsRequest {
+  platformPostId: string;
+  platformUrl: string | null;
+  contentType: string;
+  account: AdapterAccount;
+}
+
+export interface Metric {
+  label: string;
+  value: number;
+}
+
+/** New credentials after a refresh; the engine seals and stores them and updates `token_expires_at`. */
+export interface RefreshedCredentials {
+  credentials: AccountCredentials;
+  /** Epoch ms, or null for tokens that do not expire. */
+  expiresAt: number | null;
+}
+
+export interface AdapterContext {
+  config: Config;
+  /** Outbound HTTP; always use this, never the global, so the engine can time out and trace calls. */
+  fetch: typeof fetch;
+  /** Streams a stored media object's bytes from R2 (for platforms that take uploads). */
+  openMedia: (media: AdapterMedia) => Promise<{ body: ReadableStream<Uint8Array>; size: number }>;
+  /** Reads a stored media object whole (small images only). */
+  readMedia: (media: AdapterMedia) => Promise<Uint8Array>;
+  now: () => number;
+  /** Waits between polls of asynchronous processing; tests make it instant. */
+  sleep: (ms: number) => Promise<void>;
+}
+
+export interface PlatformAdapter {
+  platform: Platform;
+  publish(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult>;
+  /**
+   * Before a retry of a row that may already have reached the network (it was claimed before), returns the
+   * existing post if the platform can tell (Bluesky getRecord on the derived record key), else null.
+   */
+  findExisting?(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult | null>;
+  /** Refreshes the account's token; throws PlatformError kind "auth" when the platform refuses. */
+  refresh?(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials>;
+  /** Post-level metrics with the labels of decisions §11. Absent for tiktok and linkedin. */
+  metrics?(ctx: AdapterContext, req: MetricsRequest): Promise<Metric[]>;
+}
+
+/**
+ * How a platform call failed:
+ * - `transient`: network, timeout, 5xx, 429 or the platform's throttle signal → retry with backoff
+ *   (`retryAfterSeconds` from Retry-After / reset headers / Meta usage headers when given);
+ * - `permanent`: the platform refused the content or request → fail the row at once;
+ * - `auth`: the token was rejected or expired → refresh once, then fail with "session expired".
+ * `message` is the platform's reason in plain words (never a token).
+ */
+export type PlatformErrorKind = "transient" | "permanent" | "auth";
+
+export class PlatformError extends Error {
+  readonly kind: PlatformErrorKind;
+  readonly retryAfterSeconds?: number;
+  readonly status?: number;
+  constructor(kind: PlatformErrorKind, message: string, opts: { retryAfterSeconds?: number; status?: number } = {}) {
+    super(message);
+    this.name = "PlatformError";
+    this.kind = kind;
+    this.retryAfterSeconds = opts.retryAfterSeconds;
+    this.status = opts.status;
+  }
+}
