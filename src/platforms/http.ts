@@ -1,0 +1,60 @@
+import { PlatformError } from "./types";
+
+/** Shared HTTP helpers for adapters: reading bodies safely and turning throttle hints into seconds. */
+
+/** Seconds to wait from `Retry-After` (seconds or HTTP date). */
+export function retryAfterSeconds(headers: Headers, nowMs: number): number | undefined {
+  const value = headers.get("retry-after");
+  if (!value) return undefined;
+  const n = Number(value);
+  if (Number.isFinite(n)) return Math.max(0, Math.ceil(n));
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+/** Seconds until a reset given as epoch seconds (X `x-rate-limit-reset`, Bluesky `ratelimit-reset`). */
+export function secondsUntilEpoch(epochSeconds: string | null, nowMs: number): number | undefined {
+  if (!epochSeconds) return undefined;
+  const n = Number(epochSeconds);
+  return Number.isFinite(n) ? Math.max(0, Math.ceil(n - nowMs / 1000)) : undefined;
+}
+
+/** Seconds until a reset given as an ISO 8601 time (Mastodon `X-RateLimit-Reset`). */
+export function secondsUntilIso(iso: string | null, nowMs: number): number | undefined {
+  if (!iso) return undefined;
+  const at = Date.parse(iso);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - nowMs) / 1000));
+}
+
+export async function readJson<T = any>(res: Response): Promise<T | null> {
+  const text = await res.text().catch(() => "");
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return null;
+  }
+}
+
+/** Wraps fetch so network failures and timeouts become transient PlatformErrors. */
+export async function platformFetch(
+  fetcher: typeof fetch,
+  platformLabel: string,
+  input: string,
+  init: RequestInit = {},
+  timeoutMs = 30_000,
+): Promise<Response> {
+  try {
+    return await fetcher(input, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const reason = err instanceof Error && err.name === "TimeoutError" ? "timed out" : "could not be reached";
+    throw new PlatformError("transient", `${platformLabel} ${reason}.`);
+  }
+}
+
+/** Default classification of an HTTP failure when a platform has nothing more specific. */
+export function classifyStatus(status: number): "transient" | "permanent" | "auth" {
+  if (status === 401) return "auth";
+  if (status === 429 || status >= 500) return "transient";
+  return "permanent";
+}

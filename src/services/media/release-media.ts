@@ -1,0 +1,28 @@
+import { and, eq, inArray, isNull, notExists } from "drizzle-orm";
+import type { ServiceContext } from "../../context";
+import { media, postMedia } from "../../db/schema";
+
+/**
+ * After media were detached (post deleted, media list replaced), deletes the media rows that nothing references
+ * any more and their R2 objects. A media row stays while a post links it or while it is a workspace upload asset
+ * (it carries an upload_token); an R2 object stays while any media row still points at its path.
+ */
+export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: string[]): Promise<void> {
+  if (mediaIds.length === 0) return;
+  const orphans = await ctx.db
+    .delete(media)
+    .where(
+      and(
+        inArray(media.id, mediaIds),
+        isNull(media.uploadToken),
+        notExists(ctx.db.select({ one: postMedia.mediaId }).from(postMedia).where(eq(postMedia.mediaId, media.id))),
+      ),
+    )
+    .returning({ path: media.path });
+  const paths = [...new Set(orphans.map((o) => o.path))];
+  if (paths.length === 0) return;
+  const stillUsed = await ctx.db.select({ path: media.path }).from(media).where(inArray(media.path, paths));
+  const used = new Set(stillUsed.map((r) => r.path));
+  const toDelete = paths.filter((p) => !used.has(p));
+  if (toDelete.length > 0) await ctx.env.MEDIA_BUCKET.delete(toDelete);
+}

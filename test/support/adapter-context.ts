@@ -1,0 +1,62 @@
+import { env } from "cloudflare:workers";
+import { loadConfig } from "../../src/config";
+import type { AdapterAccount, AdapterContext, AdapterMedia } from "../../src/platforms/types";
+
+/**
+ * An AdapterContext for calling adapters directly in tests: real Config from the test bindings (platform hosts
+ * point at *.fake origins), media read from the real R2 binding, instant sleeps.
+ */
+export function testAdapterContext(overrides: Partial<AdapterContext> = {}): AdapterContext {
+  return {
+    config: loadConfig(env),
+    fetch: (input, init) => fetch(input, init),
+    openMedia: async (m) => {
+      const obj = await env.MEDIA_BUCKET.get(m.path);
+      if (!obj) throw new Error(`missing media ${m.path}`);
+      return { body: obj.body, size: obj.size };
+    },
+    readMedia: async (m) => {
+      const obj = await env.MEDIA_BUCKET.get(m.path);
+      if (!obj) throw new Error(`missing media ${m.path}`);
+      return new Uint8Array(await obj.arrayBuffer());
+    },
+    now: () => Date.now(),
+    sleep: async () => {},
+    ...overrides,
+  };
+}
+
+/** Stores bytes in R2 and returns the AdapterMedia describing them. */
+export async function storeTestMedia(
+  type: "image" | "video",
+  bytes: Uint8Array = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 4]),
+  mimeType = type === "image" ? "image/jpeg" : "video/mp4",
+): Promise<AdapterMedia> {
+  const id = crypto.randomUUID();
+  const path = `medias/${id}.${type === "image" ? "jpg" : "mp4"}`;
+  await env.MEDIA_BUCKET.put(path, bytes, { httpMetadata: { contentType: mimeType } });
+  return {
+    id,
+    type,
+    mimeType,
+    url: `https://media.test/${path}`,
+    path,
+    size: bytes.byteLength,
+    width: type === "image" ? 1080 : null,
+    height: type === "image" ? 1080 : null,
+    originalFilename: `file.${type === "image" ? "jpg" : "mp4"}`,
+  };
+}
+
+export function testAccount(platform: AdapterAccount["platform"], overrides: Partial<AdapterAccount> = {}): AdapterAccount {
+  return {
+    id: crypto.randomUUID(),
+    platform,
+    platformUserId: "1234567890",
+    username: "tester",
+    displayName: "Tester",
+    meta: {},
+    credentials: { access_token: "access-token", refresh_token: "refresh-token", expires_at: Date.now() + 3_600_000 },
+    ...overrides,
+  };
+}
