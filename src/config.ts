@@ -5,9 +5,7 @@ import { z } from "zod";
  * Defaults are safe for local use; production values come from wrangler.jsonc `vars` and `wrangler secret put`.
  * docs/configuration.md describes each entry.
  */
-const bool = z
-  .union([z.boolean(), z.string()])
-  .transform((v) => v === true || v === "true" || v === "1");
+const bool = z.union([z.boolean(), z.string()]).transform((v) => v === true || v === "true" || v === "1");
 const int = (def: number) => z.coerce.number().int().positive().default(def);
 const url = (def: string) =>
   z

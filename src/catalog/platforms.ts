@@ -75,8 +75,22 @@ const ct = (
 ): ContentTypeSpec => ({ value, label, description, max_media_count, requires_media, allowed_media_types });
 
 const INSTAGRAM_TYPES: ContentTypeSpec[] = [
-  ct("instagram_feed", "Feed Post", 1, false, IMAGE_VIDEO, "A single image or video on the profile grid and in followers' feeds."),
-  ct("instagram_carousel", "Carousel", 10, true, IMAGE_VIDEO, "Up to 10 images or videos that people swipe through in one post."),
+  ct(
+    "instagram_feed",
+    "Feed Post",
+    1,
+    false,
+    IMAGE_VIDEO,
+    "A single image or video on the profile grid and in followers' feeds.",
+  ),
+  ct(
+    "instagram_carousel",
+    "Carousel",
+    10,
+    true,
+    IMAGE_VIDEO,
+    "Up to 10 images or videos that people swipe through in one post.",
+  ),
   ct("instagram_reel", "Reel", 1, true, ["video"], "A short vertical video shown in the Reels tab and feed."),
   ct("instagram_story", "Story", 1, true, IMAGE_VIDEO, "A full-screen image or video that disappears after 24 hours."),
 ];
@@ -90,8 +104,22 @@ export const CATALOG: readonly PlatformSpec[] = [
     allowed_media_types: IMAGE_VIDEO,
     default_content_type: "linkedin_post",
     content_types: [
-      ct("linkedin_post", "Post", 1, false, IMAGE_VIDEO, "A post on the member's profile with optional image or video."),
-      ct("linkedin_carousel", "Carousel", 20, true, ["image"], "A multi-image post of up to 20 images on the member's profile."),
+      ct(
+        "linkedin_post",
+        "Post",
+        1,
+        false,
+        IMAGE_VIDEO,
+        "A post on the member's profile with optional image or video.",
+      ),
+      ct(
+        "linkedin_carousel",
+        "Carousel",
+        20,
+        true,
+        ["image"],
+        "A multi-image post of up to 20 images on the member's profile.",
+      ),
     ],
   },
   {
@@ -102,8 +130,22 @@ export const CATALOG: readonly PlatformSpec[] = [
     allowed_media_types: IMAGE_VIDEO,
     default_content_type: "linkedin_page_post",
     content_types: [
-      ct("linkedin_page_post", "Post", 1, false, IMAGE_VIDEO, "A post on the company page with optional image or video."),
-      ct("linkedin_page_carousel", "Carousel", 20, true, ["image"], "A multi-image post of up to 20 images on the company page."),
+      ct(
+        "linkedin_page_post",
+        "Post",
+        1,
+        false,
+        IMAGE_VIDEO,
+        "A post on the company page with optional image or video.",
+      ),
+      ct(
+        "linkedin_page_carousel",
+        "Carousel",
+        20,
+        true,
+        ["image"],
+        "A multi-image post of up to 20 images on the company page.",
+      ),
     ],
   },
   {
@@ -134,7 +176,9 @@ export const CATALOG: readonly PlatformSpec[] = [
     recommended_content_length: 80,
     allowed_media_types: ["video"],
     default_content_type: "youtube_short",
-    content_types: [ct("youtube_short", "Short", 1, true, ["video"], "A vertical video of up to three minutes published as a Short.")],
+    content_types: [
+      ct("youtube_short", "Short", 1, true, ["video"], "A vertical video of up to three minutes published as a Short."),
+    ],
   },
   {
     platform: "facebook",
@@ -146,7 +190,14 @@ export const CATALOG: readonly PlatformSpec[] = [
     content_types: [
       ct("facebook_post", "Post", 10, false, IMAGE_VIDEO, "A page post with text and up to 10 photos or one video."),
       ct("facebook_reel", "Reel", 1, true, ["video"], "A short vertical video published as a page Reel."),
-      ct("facebook_story", "Story", 1, true, IMAGE_VIDEO, "A page story with one image or video, visible for 24 hours."),
+      ct(
+        "facebook_story",
+        "Story",
+        1,
+        true,
+        IMAGE_VIDEO,
+        "A page story with one image or video, visible for 24 hours.",
+      ),
     ],
   },
   {
@@ -174,7 +225,9 @@ export const CATALOG: readonly PlatformSpec[] = [
     recommended_content_length: 300,
     allowed_media_types: IMAGE_VIDEO,
     default_content_type: "threads_post",
-    content_types: [ct("threads_post", "Post", 10, false, IMAGE_VIDEO, "A text post with up to 10 images or videos as a carousel.")],
+    content_types: [
+      ct("threads_post", "Post", 10, false, IMAGE_VIDEO, "A text post with up to 10 images or videos as a carousel."),
+    ],
   },
   {
     platform: "pinterest",
@@ -186,7 +239,14 @@ export const CATALOG: readonly PlatformSpec[] = [
     content_types: [
       ct("pinterest_pin", "Pin", 1, true, ["image"], "A single-image Pin saved to a board."),
       ct("pinterest_video_pin", "Video Pin", 1, true, ["video"], "A video Pin saved to a board."),
-      ct("pinterest_carousel", "Carousel", 5, true, ["image"], "A Pin of two to five swipeable images saved to a board."),
+      ct(
+        "pinterest_carousel",
+        "Carousel",
+        5,
+        true,
+        ["image"],
+        "A Pin of two to five swipeable images saved to a board.",
+      ),
     ],
   },
   {
@@ -210,7 +270,9 @@ export const CATALOG: readonly PlatformSpec[] = [
 ];
 
 const BY_PLATFORM = new Map<string, PlatformSpec>(CATALOG.map((p) => [p.platform, p]));
-const BY_CONTENT_TYPE = new Map<string, ContentTypeSpec>(CATALOG.flatMap((p) => p.content_types.map((t) => [t.value, t])));
+const BY_CONTENT_TYPE = new Map<string, ContentTypeSpec>(
+  CATALOG.flatMap((p) => p.content_types.map((t) => [t.value, t])),
+);
 
 export const isPlatform = (v: string): v is Platform => BY_PLATFORM.has(v);
 export const isContentType = (v: string): v is ContentType => BY_CONTENT_TYPE.has(v);

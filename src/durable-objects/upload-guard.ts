@@ -80,7 +80,9 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
   }
 
   async tokenState(token: string): Promise<string | null> {
-    return this.#sql.exec<{ state: string }>("SELECT state FROM tokens WHERE token = ?", token).toArray()[0]?.state ?? null;
+    return (
+      this.#sql.exec<{ state: string }>("SELECT state FROM tokens WHERE token = ?", token).toArray()[0]?.state ?? null
+    );
   }
 
   override async alarm(): Promise<void> {

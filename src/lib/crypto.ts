@@ -54,7 +54,9 @@ export function timingSafeEqual(a: string, b: string): boolean {
   const bb = encoder.encode(b);
   if (ab.length !== bb.length) return false;
   // workerd exposes crypto.subtle.timingSafeEqual
-  const subtle = crypto.subtle as SubtleCrypto & { timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean };
+  const subtle = crypto.subtle as SubtleCrypto & {
+    timingSafeEqual?: (x: ArrayBufferView, y: ArrayBufferView) => boolean;
+  };
   if (subtle.timingSafeEqual) return subtle.timingSafeEqual(ab, bb);
   let diff = 0;
   for (let i = 0; i < ab.length; i++) diff |= (ab[i] ?? 0) ^ (bb[i] ?? 0);
@@ -87,13 +89,21 @@ function aesKey(secret: string): Promise<CryptoKey> {
 /** Encrypts a JSON value; output `v1.<iv>.<ciphertext>` (base64url). */
 export async function encryptJson(secret: string, value: unknown): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ct = await crypto.subtle.encrypt({ name: "AES-GCM", iv }, await aesKey(secret), encoder.encode(JSON.stringify(value)));
+  const ct = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv },
+    await aesKey(secret),
+    encoder.encode(JSON.stringify(value)),
+  );
   return `v1.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(ct))}`;
 }
 
 export async function decryptJson<T = unknown>(secret: string, sealed: string): Promise<T> {
   const [version, iv, ct] = sealed.split(".");
   if (version !== "v1" || !iv || !ct) throw new Error("Unrecognised ciphertext format");
-  const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv: fromBase64(iv) }, await aesKey(secret), fromBase64(ct));
+  const plain = await crypto.subtle.decrypt(
+    { name: "AES-GCM", iv: fromBase64(iv) },
+    await aesKey(secret),
+    fromBase64(ct),
+  );
   return JSON.parse(new TextDecoder().decode(plain)) as T;
 }

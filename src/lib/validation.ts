@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AppError, type FieldErrors, notFound, validationError } from "./errors";
+import { type AppError, type FieldErrors, notFound, validationError } from "./errors";
 
 /**
  * Turns zod issues into Laravel-style field errors: dotted paths (`platforms.0.content_type`) and sentences that
@@ -41,7 +41,8 @@ function describe(issue: Issue, attribute: string, data: unknown): string {
     }
     case "too_small": {
       const min = Number(issue.minimum);
-      if (issue.origin === "string") return min <= 1 ? `${the} is required.` : `${the} must be at least ${min} characters.`;
+      if (issue.origin === "string")
+        return min <= 1 ? `${the} is required.` : `${the} must be at least ${min} characters.`;
       if (issue.origin === "array" || issue.origin === "set")
         return `${the} must have at least ${min} ${min === 1 ? "item" : "items"}.`;
       return `${the} must be at least ${min}.`;
@@ -61,7 +62,11 @@ function describe(issue: Issue, attribute: string, data: unknown): string {
   }
 }
 
-export function zodIssuesToFieldErrors(issues: readonly Issue[], data: unknown, prefix: PropertyKey[] = []): FieldErrors {
+export function zodIssuesToFieldErrors(
+  issues: readonly Issue[],
+  data: unknown,
+  prefix: PropertyKey[] = [],
+): FieldErrors {
   const errors: FieldErrors = {};
   for (const issue of issues) {
     const path = [...prefix, ...issue.path];

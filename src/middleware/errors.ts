@@ -20,7 +20,11 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
     if (err.status === 400 && /json/i.test(err.message)) return c.json({ message: "Malformed JSON body." }, 400);
     if (err.status < 500) return c.json({ message: err.message || "Bad request." }, err.status);
   }
-  log("error", "unhandled_error", { request_id: c.get("requestId"), path: new URL(c.req.url).pathname, ...errorFields(err) });
+  log("error", "unhandled_error", {
+    request_id: c.get("requestId"),
+    path: new URL(c.req.url).pathname,
+    ...errorFields(err),
+  });
   return c.json({ message: "Server error." }, 500);
 };
 

@@ -3,9 +3,7 @@ import { requireApiKey } from "../middleware/auth";
 
 /** Shared OpenAPI building blocks: error bodies, id params, and the two kinds of route (public, API key). */
 
-export const ErrorSchema = z
-  .object({ message: z.string().openapi({ example: "Not found." }) })
-  .openapi("Error");
+export const ErrorSchema = z.object({ message: z.string().openapi({ example: "Not found." }) }).openapi("Error");
 
 export const ValidationErrorSchema = z
   .object({
@@ -67,10 +65,17 @@ export const idParam = <K extends string>(name: K, description: string) =>
 
 export const IdParam = idParam("id", "Resource id (UUID).");
 
-export const nameField = z.string().trim().min(1).max(255).openapi({ description: "At most 255 characters.", example: "Launch" });
+export const nameField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(255)
+  .openapi({ description: "At most 255 characters.", example: "Launch" });
 export const colorField = z
   .string()
   .regex(/^#[0-9a-fA-F]{6}$/, "The :attribute field must be a hex colour in the form #RRGGBB.")
   .openapi({ description: "Hex colour `#RRGGBB` (either case, returned as given).", example: "#1D4ED8" });
 export const ymdHis = z.string().openapi({ description: "`Y-m-d H:i:s`, UTC.", example: "2026-11-23 09:00:00" });
-export const isoDate = z.string().openapi({ description: "ISO 8601 with offset.", example: "2026-11-22T10:00:00+00:00" });
+export const isoDate = z
+  .string()
+  .openapi({ description: "ISO 8601 with offset.", example: "2026-11-22T10:00:00+00:00" });

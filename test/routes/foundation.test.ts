@@ -90,8 +90,19 @@ describe("POST /api/admin/workspaces", () => {
     });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
-      workspace: { id: expect.stringMatching(UUID), name: "Acme", created_at: expect.stringMatching(YMDHIS), updated_at: expect.stringMatching(YMDHIS) },
-      token: { id: expect.stringMatching(UUID), name: "Default key", last_used_at: null, expires_at: null, created_at: expect.stringMatching(ISO_OFFSET) },
+      workspace: {
+        id: expect.stringMatching(UUID),
+        name: "Acme",
+        created_at: expect.stringMatching(YMDHIS),
+        updated_at: expect.stringMatching(YMDHIS),
+      },
+      token: {
+        id: expect.stringMatching(UUID),
+        name: "Default key",
+        last_used_at: null,
+        expires_at: null,
+        created_at: expect.stringMatching(ISO_OFFSET),
+      },
       plain_token: expect.stringMatching(/^esp_[A-Za-z0-9_-]{43}$/),
     });
     const me = await call("GET", "/api/workspace", { key: res.body.plain_token });
@@ -100,14 +111,19 @@ describe("POST /api/admin/workspaces", () => {
   });
 
   it("refuses a wrong admin token", async () => {
-    const res = await call("POST", "/api/admin/workspaces", { body: { name: "x" }, headers: { Authorization: "Bearer nope" } });
+    const res = await call("POST", "/api/admin/workspaces", {
+      body: { name: "x" },
+      headers: { Authorization: "Bearer nope" },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ message: "Unauthenticated." });
   });
 
   it("stores only a hash of the key", async () => {
     const ws = await createTestWorkspace();
-    const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?").bind(ws.keyId).first<Record<string, unknown>>();
+    const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?")
+      .bind(ws.keyId)
+      .first<Record<string, unknown>>();
     expect(JSON.stringify(row)).not.toContain(ws.key);
     expect(row?.token_hash).toMatch(/^[0-9a-f]{64}$/);
   });

@@ -48,7 +48,10 @@ export async function storeTestMedia(
   };
 }
 
-export function testAccount(platform: AdapterAccount["platform"], overrides: Partial<AdapterAccount> = {}): AdapterAccount {
+export function testAccount(
+  platform: AdapterAccount["platform"],
+  overrides: Partial<AdapterAccount> = {},
+): AdapterAccount {
   return {
     id: crypto.randomUUID(),
     platform,

@@ -23,7 +23,8 @@ export function describeAuth(method: string, path: string | (() => Promise<strin
       const ws = await createTestWorkspace();
       await expect401({ Authorization: `Basic ${ws.key}` });
     });
-    it("rejects an unknown key", () => expect401({ Authorization: "Bearer esp_unknownunknownunknownunknownunknownunknown" }));
+    it("rejects an unknown key", () =>
+      expect401({ Authorization: "Bearer esp_unknownunknownunknownunknownunknownunknown" }));
     it("rejects a revoked key", async () => {
       const ws = await createTestWorkspace();
       const del = await ws.api("DELETE", `/api/api-keys/${ws.keyId}`);
@@ -32,7 +33,9 @@ export function describeAuth(method: string, path: string | (() => Promise<strin
     });
     it("rejects an expired key", async () => {
       const ws = await createTestWorkspace();
-      await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?").bind(Date.now() - 1000, ws.keyId).run();
+      await env.DB.prepare("UPDATE api_keys SET expires_at = ? WHERE id = ?")
+        .bind(Date.now() - 1000, ws.keyId)
+        .run();
       await expect401({ Authorization: `Bearer ${ws.key}` });
     });
   });

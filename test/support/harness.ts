@@ -37,7 +37,12 @@ export interface TestWorkspace {
   workspaceId: string;
   key: string;
   keyId: string;
-  api: <T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse<T>>;
+  api: <T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ) => Promise<ApiResponse<T>>;
 }
 
 let counter = 0;

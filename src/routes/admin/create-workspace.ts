@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { notFound, unauthenticated } from "../../lib/errors";
 import { timingSafeEqual } from "../../lib/crypto";
+import { notFound, unauthenticated } from "../../lib/errors";
 import { createWorkspaceWithKey } from "../../services/workspaces/workspaces";
 import type { App } from "../../types";
 import { ErrorSchema, jsonBody, nameField, ok, publicRoute } from "../openapi";
@@ -27,14 +27,11 @@ const route = publicRoute({
 });
 
 export const registerCreateWorkspace = (app: App) =>
-  app.openapi(
-    route,
-    async (c) => {
-      const service = c.get("service");
-      const body = c.req.valid("json");
-      return c.json(await createWorkspaceWithKey(service, { name: body.name }), 201);
-    },
-  );
+  app.openapi(route, async (c) => {
+    const service = c.get("service");
+    const body = c.req.valid("json");
+    return c.json(await createWorkspaceWithKey(service, { name: body.name }), 201);
+  });
 
 /** Runs before body validation so a caller without the admin token learns nothing about the body rules. */
 export const adminGate = (app: App) =>

@@ -54,7 +54,8 @@ export function registerApiKeys(app: App) {
     if (body.expires_at) {
       expiresAt = parseUserDateTime(body.expires_at);
       if (expiresAt === null) throw validationError({ expires_at: ["The expires at field must be a valid date."] });
-      if (expiresAt <= ctx.now()) throw validationError({ expires_at: ["The expires at field must be a date after today."] });
+      if (expiresAt <= ctx.now())
+        throw validationError({ expires_at: ["The expires at field must be a date after today."] });
     }
     return c.json(await createApiKey(ctx, { name: body.name, expiresAt }), 201);
   });

@@ -1,10 +1,20 @@
 import { z } from "@hono/zod-openapi";
-import { createSignature, deleteSignature, listSignatures, updateSignature } from "../../services/signatures/signatures";
+import {
+  createSignature,
+  deleteSignature,
+  listSignatures,
+  updateSignature,
+} from "../../services/signatures/signatures";
 import type { App } from "../../types";
 import { authedRoute, IdParam, jsonBody, nameField, noContent, ok } from "../openapi";
 import { SignatureSchema } from "../schemas";
 
-const SignatureRequest = z.object({ name: nameField, content: z.string().min(1).openapi({ description: "The text appended to posts when the signature is applied." }) }).openapi("SignatureRequest");
+const SignatureRequest = z
+  .object({
+    name: nameField,
+    content: z.string().min(1).openapi({ description: "The text appended to posts when the signature is applied." }),
+  })
+  .openapi("SignatureRequest");
 const tags = ["Signatures"];
 
 const listRoute = authedRoute({

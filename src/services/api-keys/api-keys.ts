@@ -1,8 +1,8 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
-import { notFound } from "../../lib/errors";
 import { randomToken, sha256Hex } from "../../lib/crypto";
+import { notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { presentApiKey } from "../../presenters/resources";
 

@@ -21,7 +21,14 @@ export async function listLabels(ctx: WorkspaceContext) {
 
 export async function createLabel(ctx: WorkspaceContext, input: LabelInput) {
   const now = ctx.now();
-  const row = { id: newId(), workspaceId: ctx.workspaceId, name: input.name, color: input.color, createdAt: now, updatedAt: now };
+  const row = {
+    id: newId(),
+    workspaceId: ctx.workspaceId,
+    name: input.name,
+    color: input.color,
+    createdAt: now,
+    updatedAt: now,
+  };
   await ctx.db.insert(labels).values(row);
   return presentLabel(row);
 }

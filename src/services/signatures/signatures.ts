@@ -21,7 +21,14 @@ export async function listSignatures(ctx: WorkspaceContext) {
 
 export async function createSignature(ctx: WorkspaceContext, input: SignatureInput) {
   const now = ctx.now();
-  const row = { id: newId(), workspaceId: ctx.workspaceId, name: input.name, content: input.content, createdAt: now, updatedAt: now };
+  const row = {
+    id: newId(),
+    workspaceId: ctx.workspaceId,
+    name: input.name,
+    content: input.content,
+    createdAt: now,
+    updatedAt: now,
+  };
   await ctx.db.insert(signatures).values(row);
   return presentSignature(row);
 }

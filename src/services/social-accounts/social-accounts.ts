@@ -47,7 +47,11 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
   if (input.platform === "bluesky") {
     const service = String(meta.service ?? DEFAULT_BLUESKY_SERVICE).replace(/\/+$/, "");
     meta.service = service;
-    const session = await verifyBluesky(service, input.credentials.identifier ?? "", input.credentials.app_password ?? "");
+    const session = await verifyBluesky(
+      service,
+      input.credentials.identifier ?? "",
+      input.credentials.app_password ?? "",
+    );
     platformUserId = session.did;
     meta.did = session.did;
     username = username || session.handle;

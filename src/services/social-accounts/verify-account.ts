@@ -5,7 +5,8 @@ import type { AccountCredentials } from "./credentials";
  * Bluesky and Mastodon accounts are verified against their own server when connected (decisions §4).
  * Failures are the caller's input problem: 422 on the credentials field.
  */
-const invalid = (field: string, message: string) => new AppError("validation", message, { errors: { [field]: [message] } });
+const invalid = (field: string, message: string) =>
+  new AppError("validation", message, { errors: { [field]: [message] } });
 
 async function safeFetch(url: string, init: RequestInit): Promise<Response | null> {
   try {
@@ -24,7 +25,8 @@ export async function verifyBluesky(service: string, identifier: string, appPass
   if (!res) throw invalid("meta.service", "The Bluesky server could not be reached.");
   if (!res.ok) throw invalid("credentials", "Bluesky rejected the identifier or app password.");
   const body = (await res.json()) as { did?: string; handle?: string; accessJwt?: string; refreshJwt?: string };
-  if (!body.did || !body.accessJwt || !body.refreshJwt) throw invalid("credentials", "Bluesky returned an unexpected session.");
+  if (!body.did || !body.accessJwt || !body.refreshJwt)
+    throw invalid("credentials", "Bluesky returned an unexpected session.");
   const creds: AccountCredentials = {
     identifier,
     app_password: appPassword,
@@ -40,7 +42,18 @@ export async function verifyMastodon(instance: string, accessToken: string) {
   });
   if (!res) throw invalid("meta.instance", "The Mastodon instance could not be reached.");
   if (!res.ok) throw invalid("credentials.access_token", "The Mastodon instance rejected the access token.");
-  const body = (await res.json()) as { id?: string; username?: string; acct?: string; display_name?: string; avatar?: string };
+  const body = (await res.json()) as {
+    id?: string;
+    username?: string;
+    acct?: string;
+    display_name?: string;
+    avatar?: string;
+  };
   if (!body.id) throw invalid("credentials.access_token", "The Mastodon instance returned an unexpected account.");
-  return { id: body.id, username: body.acct ?? body.username ?? "", displayName: body.display_name ?? "", avatar: body.avatar ?? null };
+  return {
+    id: body.id,
+    username: body.acct ?? body.username ?? "",
+    displayName: body.display_name ?? "",
+    avatar: body.avatar ?? null,
+  };
 }
