@@ -1,0 +1,36 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { loadConfig } from "../src/config";
+
+describe("config", () => {
+  it("uses the test bindings over any local .dev.vars", () => {
+    const config = loadConfig(env);
+    expect(config.APP_ENV).toBe("test");
+    expect(config.MEDIA_FETCH_ALLOW_PRIVATE).toBe(false);
+    expect(config.MEDIA_URL).toBe("https://media.test");
+    expect(config.X_API_URL).toBe("https://x.fake");
+  });
+
+  it("applies safe defaults for unset vars", () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      APP_ENV: "production",
+      API_RATE_LIMIT_PER_MINUTE: 60,
+      MEDIA_IMAGE_MAX_BYTES: 10 * 1024 * 1024,
+      MEDIA_VIDEO_MAX_BYTES: 1024 * 1024 * 1024,
+      UPLOAD_URL_TTL_SECONDS: 900,
+      UPLOAD_MAX_BYTES: 52_428_800,
+      UPLOAD_RATE_LIMIT_PER_MINUTE: 10,
+      MEDIA_FETCH_ALLOW_PRIVATE: false,
+      X_API_URL: "https://api.x.com",
+      BLUESKY_APPVIEW_URL: "https://public.api.bsky.app",
+    });
+    expect(config.ADMIN_TOKEN).toBeUndefined();
+  });
+
+  it("names invalid vars without echoing values", () => {
+    expect(() => loadConfig({ API_RATE_LIMIT_PER_MINUTE: "lots", ADMIN_TOKEN: "s3cret" })).toThrow(
+      "Invalid configuration: API_RATE_LIMIT_PER_MINUTE",
+    );
+  });
+});
