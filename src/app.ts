@@ -22,7 +22,7 @@ export function createApp() {
 
   app.use("*", requestContext);
   // JSON bodies are capped; the multipart upload endpoints stream and enforce their own caps.
-  app.use("/api/*", async (c, next) => {
+  const limitJson: Parameters<typeof app.use>[1] = async (c, next) => {
     if ((c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/")) return next();
     return bodyLimit({
       maxSize: JSON_BODY_LIMIT_BYTES,
@@ -30,7 +30,9 @@ export function createApp() {
         throw new AppError("payload_too_large", "Payload too large.");
       },
     })(c, next);
-  });
+  };
+  app.use("/api/*", limitJson);
+  app.use("/mcp", limitJson);
 
   for (const register of registrars) register(app);
 

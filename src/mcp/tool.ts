@@ -1,0 +1,61 @@
+import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import type { z } from "zod";
+import type { WorkspaceContext } from "../context";
+import { AppError } from "../lib/errors";
+import { errorFields, log } from "../lib/logger";
+
+/**
+ * One tool = name, description, described input fields, annotations and a `run` that calls the same service
+ * verbs as REST. Registered through `registerTools` only, so error rendering and workspace scoping cannot be
+ * skipped: service errors (AppError) become tool errors with their message and field errors; anything else is a
+ * logged "Server error." tool error — never a protocol crash.
+ */
+export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
+  name: string;
+  title: string;
+  description: string;
+  input: Shape;
+  annotations: Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">;
+  run: (ctx: WorkspaceContext, input: z.infer<z.ZodObject<Shape>>) => Promise<unknown>;
+}
+
+export const defineTool = <Shape extends z.ZodRawShape>(def: ToolDefinition<Shape>) => def as unknown as ToolDefinition;
+
+function toolError(message: string, errors?: Record<string, string[]>): CallToolResult {
+  const structured = errors ? { message, errors } : { message };
+  return {
+    isError: true,
+    content: [{ type: "text", text: errors ? `${message}\n${JSON.stringify(errors)}` : message }],
+    structuredContent: structured,
+  };
+}
+
+/** Structured content must be an object: lists are returned as `{items: [...]}`. */
+function toolResult(value: unknown): CallToolResult {
+  const structured = Array.isArray(value) ? { items: value } : ((value ?? {}) as Record<string, unknown>);
+  return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured };
+}
+
+export function registerTools(server: McpServer, ctx: WorkspaceContext, tools: ToolDefinition[]): void {
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        title: tool.title,
+        description: tool.description,
+        inputSchema: tool.input,
+        annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
+      },
+      (async (input: Record<string, unknown>) => {
+        try {
+          return toolResult(await tool.run(ctx, input as never));
+        } catch (err) {
+          if (err instanceof AppError) return toolError(err.message, err.errors);
+          log("error", "mcp_tool_error", { request_id: ctx.requestId, tool: tool.name, ...errorFields(err) });
+          return toolError("Server error.");
+        }
+      }) as never,
+    );
+  }
+}
