@@ -3,6 +3,58 @@ import * as schema from "./schema";
 
 export type Db = ReturnType<typeof createDb>;
 
+/** Counts D1 statements executed through one binding wrapper (a batch counts each statement). */
+export interface QueryCounter {
+  statements: number;
+}
+
+/**
+ * Wraps the D1 binding so every statement executed through it is counted. The count goes into the request log
+ * line (`d1_queries`), which the tests and benchmarks use to show that queries per request stay constant.
+ */
+const RAW = Symbol("raw");
+
+export function countingD1(d1: D1Database, counter: QueryCounter): D1Database {
+  const wrapStatement = (stmt: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(stmt, {
+      get(target, prop, receiver) {
+        if (prop === RAW) return target;
+        const value = Reflect.get(target, prop, receiver);
+        if (typeof value !== "function") return value;
+        if (prop === "bind") return (...args: unknown[]) => wrapStatement(value.apply(target, args));
+        if (prop === "all" || prop === "run" || prop === "raw" || prop === "first")
+          return (...args: unknown[]) => {
+            counter.statements++;
+            return value.apply(target, args);
+          };
+        return value.bind(target);
+      },
+    });
+  return new Proxy(d1, {
+    get(target, prop, receiver) {
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== "function") return value;
+      if (prop === "prepare") return (sql: string) => wrapStatement(value.call(target, sql));
+      if (prop === "batch")
+        return (stmts: D1PreparedStatement[]) => {
+          counter.statements += stmts.length;
+          // Unwrap our proxies: the binding checks the statements' identity.
+          return value.call(target, stmts.map(unwrap));
+        };
+      if (prop === "exec")
+        return (sql: string) => {
+          counter.statements++;
+          return value.call(target, sql);
+        };
+      return value.bind(target);
+    },
+  });
+}
+
+function unwrap(stmt: D1PreparedStatement): D1PreparedStatement {
+  return ((stmt as unknown as Record<symbol, D1PreparedStatement>)[RAW] ?? stmt) as D1PreparedStatement;
+}
+
 export function createDb(d1: D1Database) {
   return drizzle(d1, { schema });
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { loadConfig } from "../config";
-import { createDb } from "../db/client";
+import { countingD1, createDb, type QueryCounter } from "../db/client";
 import { log } from "../lib/logger";
 import type { AppEnv } from "../types";
 
@@ -14,9 +14,10 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = crypto.randomUUID();
   c.set("requestId", requestId);
   const url = new URL(c.req.url);
+  const queries: QueryCounter = { statements: 0 };
   c.set("service", {
     env: c.env,
-    db: createDb(c.env.DB),
+    db: createDb(countingD1(c.env.DB, queries)),
     config: loadConfig(c.env),
     now: () => Date.now(),
     requestId,
@@ -40,5 +41,6 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     status: c.res.status,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     workspace_id: workspace?.workspaceId,
+    d1_queries: queries.statements,
   });
 };

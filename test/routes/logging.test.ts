@@ -9,6 +9,10 @@ afterEach(() => vi.restoreAllMocks());
 describe("structured request logs", () => {
   it("writes one JSON line per request with id, route, status and duration — never the key", async () => {
     const ws = await createTestWorkspace();
+    // Warm-up: the first use writes last_used_at (after the response); the logged request below then runs
+    // exactly the auth read and the label update.
+    await ws.api("GET", "/api/workspace");
+    await new Promise((r) => setTimeout(r, 50));
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
     const ctx = createExecutionContext();
@@ -36,6 +40,8 @@ describe("structured request logs", () => {
         status: 404,
         duration_ms: expect.any(Number),
         workspace_id: ws.workspaceId,
+        // one auth read + the label update
+        d1_queries: 2,
       },
     ]);
     expect(lines.join("\n")).not.toContain(ws.key);
