@@ -119,6 +119,22 @@ describe("POST /api/admin/workspaces", () => {
     expect(res.body).toEqual({ message: "Unauthenticated." });
   });
 
+  it("answers 404 when ADMIN_TOKEN is not set", async () => {
+    const { default: worker } = await import("../../src/index");
+    const { createExecutionContext } = await import("cloudflare:test");
+    const res = await worker.fetch(
+      new Request("https://api.test/api/admin/workspaces", {
+        method: "POST",
+        headers: { Authorization: "Bearer anything", "Content-Type": "application/json" },
+        body: JSON.stringify({ name: "x" }),
+      }),
+      { ...env, ADMIN_TOKEN: undefined } as unknown as Cloudflare.Env,
+      createExecutionContext(),
+    );
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ message: "Not found." });
+  });
+
   it("stores only a hash of the key", async () => {
     const ws = await createTestWorkspace();
     const row = await env.DB.prepare("SELECT * FROM api_keys WHERE id = ?")
