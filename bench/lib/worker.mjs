@@ -1,0 +1,68 @@
+// Starts a `wrangler dev` instance on loopback for a benchmark and stops it afterwards.
+import { spawn, spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+export const ROOT = path.resolve(import.meta.dirname, "../..");
+const ENV = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+
+/** Fresh local state with the D1 migrations applied. */
+export function freshState(configPath = path.join(ROOT, "wrangler.jsonc")) {
+  const dir = mkdtempSync(path.join(tmpdir(), "bench-state-"));
+  const res = spawnSync(
+    "wrangler",
+    ["d1", "migrations", "apply", "DB", "--local", "-c", configPath, "--persist-to", dir],
+    {
+      cwd: ROOT,
+      env: ENV,
+      encoding: "utf8",
+    },
+  );
+  if (res.status !== 0) throw new Error(`migrations failed: ${res.stderr}`);
+  return dir;
+}
+
+/**
+ * @param {{config?: string, port: number, persistTo?: string, vars?: Record<string,string>, healthPath?: string}} opts
+ */
+export async function startWorker(opts) {
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(opts.port), "--log-level", "warn"];
+  if (opts.config) args.push("-c", opts.config);
+  if (opts.persistTo) args.push("--persist-to", opts.persistTo);
+  for (const [k, v] of Object.entries(opts.vars ?? {})) args.push("--var", `${k}:${v}`);
+  const child = spawn("wrangler", args, { cwd: ROOT, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+  const lines = [];
+  let buf = "";
+  const onData = (d) => {
+    buf += d.toString();
+    let i;
+    while ((i = buf.indexOf("\n")) >= 0) {
+      lines.push(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+    }
+  };
+  child.stdout.on("data", onData);
+  child.stderr.on("data", onData);
+  const base = `http://127.0.0.1:${opts.port}`;
+  const started = performance.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`wrangler exited: ${lines.slice(-20).join("\n")}`);
+    try {
+      const res = await fetch(base + (opts.healthPath ?? "/api/health"));
+      if (res.ok) break;
+    } catch {}
+    if (performance.now() - started > 60_000) throw new Error("worker not ready in 60 s");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    base,
+    pid: child.pid,
+    lines,
+    readyMs: performance.now() - started,
+    async stop() {
+      child.kill("SIGTERM");
+      await new Promise((r) => (child.exitCode !== null ? r() : child.on("exit", r)));
+    },
+  };
+}
