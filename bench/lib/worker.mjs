@@ -36,11 +36,9 @@ export async function startWorker(opts) {
   let buf = "";
   const onData = (d) => {
     buf += d.toString();
-    let i;
-    while ((i = buf.indexOf("\n")) >= 0) {
-      lines.push(buf.slice(0, i));
-      buf = buf.slice(i + 1);
-    }
+    const parts = buf.split("\n");
+    buf = parts.pop() ?? "";
+    lines.push(...parts);
   };
   child.stdout.on("data", onData);
   child.stderr.on("data", onData);
