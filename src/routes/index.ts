@@ -4,6 +4,7 @@ import { registerApiKeys } from "./api-keys/api-keys";
 import { registerListContentTypes } from "./content-types/list-content-types";
 import { registerHealth } from "./health/health";
 import { registerLabels } from "./labels/labels";
+import { registerPosts } from "./posts";
 import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
 import { registerGetWorkspace } from "./workspace/get-workspace";
@@ -19,4 +20,5 @@ export const registrars: ((app: App) => unknown)[] = [
   registerSignatures,
   registerListContentTypes,
   registerSocialAccounts,
+  registerPosts,
 ];
