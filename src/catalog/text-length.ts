@@ -59,13 +59,19 @@ export interface UrlSpan {
   end: number;
 }
 
+/** Length of the domain in punycode, or null when it is not a valid IDNA name (twitter-text's idna.toAscii). */
 function punycodeLength(domain: string): number | null {
-  if (/^[\x00-\x7f]*$/.test(domain)) return domain.length;
-  try {
-    return new URL(`http://${domain}`).hostname.length;
-  } catch {
-    return null;
+  let ascii = domain;
+  if (!/^[\x00-\x7f]*$/.test(domain)) {
+    try {
+      ascii = new URL(`http://${domain}`).hostname;
+    } catch {
+      return null;
+    }
   }
+  // DNS labels are 1–63 octets.
+  if (ascii.split(".").some((label) => label.length > 63)) return null;
+  return ascii.length;
 }
 
 /** URLs in `text` as twitter-text's extractUrlsWithIndices finds them (with or without a protocol). */
