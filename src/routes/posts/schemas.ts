@@ -85,7 +85,8 @@ export const UpdatePostRequest = z
           enabled: z.boolean().optional().openapi({ description: "Defaults to true when the entry is listed." }),
           content_type: contentTypeField.optional(),
           meta: z
-            .record(z.string(), z.unknown())
+            .object({})
+            .catchall(z.unknown())
             .optional()
             .openapi({
               description: "Shallow-merged into the row's meta; a null value removes the key. Pinterest: `board_id`; TikTok: `privacy_level`.",
