@@ -423,3 +423,15 @@ describe("GET /api/posts/{post}/preview", () => {
     expect(again.body[2].problems).toEqual([]);
   });
 });
+
+describe("OpenAPI document", () => {
+  it("describes every post operation", async () => {
+    const res = await createTestWorkspace().then((ws) => ws.api("GET", "/api/openapi.json"));
+    expect(res.status).toBe(200);
+    const ops = Object.entries(res.body.paths as Record<string, Record<string, { operationId: string }>>)
+      .filter(([path]) => path.startsWith("/api/posts"))
+      .flatMap(([, methods]) => Object.values(methods).map((m) => m.operationId))
+      .sort();
+    expect(ops).toEqual(["createPost", "deletePost", "getPost", "listPosts", "previewPost", "updatePost"]);
+  });
+});

@@ -52,7 +52,8 @@ export const CreatePostRequest = z
           social_account_id: z.uuid().openapi({ description: "An active, connected social account of this workspace." }),
           content_type: contentTypeField,
           meta: z
-            .custom((v) => v === undefined, { message: "The :attribute field is not accepted here; set it with PUT /api/posts/{post}." })
+            .unknown()
+            .refine(() => false, { message: "The :attribute field is not accepted here; set it with PUT /api/posts/{post}." })
             .optional()
             .openapi({ description: "Not accepted on creation." }),
         }),
