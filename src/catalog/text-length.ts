@@ -62,7 +62,7 @@ export interface UrlSpan {
 /** Length of the domain in punycode, or null when it is not a valid IDNA name (twitter-text's idna.toAscii). */
 function punycodeLength(domain: string): number | null {
   let ascii = domain;
-  if (!/^[\x00-\x7f]*$/.test(domain)) {
+  if ([...domain].some((ch) => ch.charCodeAt(0) > 0x7f)) {
     try {
       ascii = new URL(`http://${domain}`).hostname;
     } catch {

@@ -342,6 +342,16 @@ describe("PUT /api/posts/{post}: refused states and transitions", () => {
     expect(sent).toEqual([]);
   });
 
+  it("scheduling a failed post again resets its failed rows to pending", async () => {
+    const { ws, post, rows } = await setup([["x", "x_post"]]);
+    await setStatus("posts", post.id, "failed");
+    await setStatus("post_platforms", rows[0]!, "failed", ", error_message = 'Boom.'");
+    const res = await put(ws, post.id, { status: "scheduled" });
+    expect(res.status).toBe(200);
+    expect(res.body.platforms[0]).toEqual({ ...post.platforms[0], status: "pending", error_message: null });
+    expect(sent).toEqual([]);
+  });
+
   it("failed → draft, failed → scheduled, failed → publishing are allowed", async () => {
     for (const target of ["draft", "scheduled", "publishing"]) {
       const { ws, post } = await setup([["x", "x_post"]]);

@@ -68,7 +68,6 @@ function assemble(rows: PostRow[], platformRows: PlatformJoin, mediaRows: MediaJ
 
 /** Full Post resources for post rows, in the order given; a constant number of statements per 90 posts. */
 export async function buildPostResources(ctx: ServiceContext, rows: PostRow[]): Promise<PostResource[]> {
-  const inputs = new Map<string, PresentPostInput>(rows.map((post) => [post.id, { post, platforms: [], media: [], labels: [] }]));
   const out = new Map<string, PostResource>();
   for (const part of chunks(rows, IDS_PER_STATEMENT)) {
     const [platformRows, mediaRows, labelRows] = await ctx.db.batch(childQueries(ctx, part.map((r) => r.id)));

@@ -229,8 +229,10 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   }
 
   // 2. child writes
+  // Publishing now or scheduling again: failed rows get another try (pending, old error cleared), so the publish
+  // job and the scheduler only ever pick up pending rows.
   const toPublish: PlatformRow[] = [];
-  if (target === "publishing") {
+  if (target === "publishing" || target === "scheduled") {
     for (const plan of planned.values()) {
       const r = plan.row;
       if (!r.enabled || r.status === "published" || r.status === "publishing") continue;
@@ -238,7 +240,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
         Object.assign(r, { status: "pending" as PostPlatformStatus, errorMessage: null, claimedAt: null, attempts: 0 });
         plan.changed = true;
       }
-      toPublish.push(r);
+      if (target === "publishing") toPublish.push(r);
     }
   }
   const writes: BatchItem<"sqlite">[] = [];
