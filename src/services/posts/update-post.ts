@@ -214,10 +214,11 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   const allowedFrom = target ? FROM[target].filter((s) => s === postRow.status) : [postRow.status];
   const claimed = await ctx.db
     .update(posts)
+    // Only the fields this request sets, so a concurrent edit of another field is not overwritten with what we read.
     .set({
       status: nextStatus,
-      content: nextContent,
-      scheduledAt: nextScheduledAt,
+      ...(input.content !== undefined ? { content: nextContent } : {}),
+      ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
       updatedAt: now,
     })
     .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), inArray(posts.status, allowedFrom)))
