@@ -53,8 +53,12 @@ function describe(issue: Issue, attribute: string, data: unknown): string {
       if (issue.format === "regex" && issue.message && !issue.message.startsWith("Invalid"))
         return issue.message.replace(":attribute", attribute);
       return `${the} format is invalid.`;
-    case "invalid_value":
+    case "invalid_value": {
+      // zod reports a missing enum value as invalid_value, not invalid_type.
+      const value = valueAt(data, issue.path);
+      if (value === undefined || value === null) return `${the} is required.`;
       return `The selected ${attribute} is invalid.`;
+    }
     case "invalid_union":
       return `${the} is invalid.`;
     default:

@@ -5,6 +5,7 @@ import { registerListContentTypes } from "./content-types/list-content-types";
 import { registerHealth } from "./health/health";
 import { registerLabels } from "./labels/labels";
 import { registerMcp } from "./mcp";
+import { registerPosts } from "./posts";
 import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
 import { registerGetWorkspace } from "./workspace/get-workspace";
@@ -21,4 +22,5 @@ export const registrars: ((app: App) => unknown)[] = [
   registerListContentTypes,
   registerSocialAccounts,
   registerMcp,
+  registerPosts,
 ];

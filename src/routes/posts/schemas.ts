@@ -1,0 +1,225 @@
+import { z } from "@hono/zod-openapi";
+import { CONTENT_TYPES, PLATFORMS } from "../../catalog/platforms";
+import { ymdHis } from "../openapi";
+import { LabelSchema } from "../schemas";
+
+/** Request and response schemas of the post endpoints (api.md "Post", decisions §6). */
+
+const POST_STATUSES = ["draft", "scheduled", "publishing", "published", "partially_published", "failed"] as const;
+export const CONTENT_MAX_CHARACTERS = 10000;
+
+const codePoints = (s: string) => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+const contentField = z
+  .string()
+  .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
+    message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
+  })
+  .nullable()
+  .optional()
+  .openapi({
+    description:
+      "Post body shared by all platforms; at most 10000 characters (code points). Per-platform caps apply when scheduling and publishing.",
+  });
+
+const scheduledAtField = z.string().nullable().optional().openapi({
+  description:
+    "ISO 8601 with `Z` or an offset; a bare `Y-m-d H:i:s` or `Y-m-d` is read as UTC. Stored and returned in UTC.",
+  example: "2026-12-01T09:00:00Z",
+});
+
+const contentTypeField = z
+  .enum(CONTENT_TYPES)
+  .openapi({ description: "One of the 21 content types; must fit the account's platform." });
+
+const mediaRefs = z
+  .array(
+    z
+      .looseObject({ id: z.uuid().openapi({ description: "Id of a media item of this workspace." }) })
+      .openapi({ description: "A Media object (or just `{id}`); the server fills in the canonical fields." }),
+  )
+  .optional()
+  .openapi({ description: "Media of this workspace by id, in order. On PUT the list replaces the current one." });
+
+const labelIds = z
+  .array(z.uuid())
+  .optional()
+  .openapi({ description: "Labels of this workspace. On PUT the list replaces the current one." });
+
+export const CreatePostRequest = z
+  .object({
+    platforms: z
+      .array(
+        z.object({
+          social_account_id: z
+            .uuid()
+            .openapi({ description: "An active, connected social account of this workspace." }),
+          content_type: contentTypeField,
+          meta: z
+            .unknown()
+            .refine(() => false, {
+              message: "The :attribute field is not accepted here; set it with PUT /api/posts/{post}.",
+            })
+            .optional()
+            .openapi({ description: "Not accepted on creation." }),
+        }),
+      )
+      .refine((a) => a.length > 0, { message: "The :attribute field is required." })
+      .openapi({ description: "One target per entry; at least one; each account at most once." }),
+    content: contentField,
+    media: mediaRefs,
+    scheduled_at: scheduledAtField.openapi({
+      description: "Must be in the future. Default: today 09:00 UTC (kept on the draft even if already past).",
+    }),
+    label_ids: labelIds,
+  })
+  .openapi("CreatePostRequest");
+
+export const UpdatePostRequest = z
+  .object({
+    status: z.enum(["draft", "scheduled", "publishing"]).optional().openapi({
+      description:
+        "`scheduled` checks every enabled platform's rules; `publishing` hands the enabled rows to the publish queue.",
+    }),
+    content: contentField,
+    scheduled_at: scheduledAtField,
+    media: mediaRefs,
+    label_ids: labelIds,
+    platforms: z
+      .array(
+        z.object({
+          id: z
+            .uuid()
+            .optional()
+            .openapi({ description: "Post-platform row to change. Without it the entry adds a target." }),
+          enabled: z.boolean().optional().openapi({ description: "Defaults to true when the entry is listed." }),
+          content_type: contentTypeField.optional(),
+          meta: z
+            .object({})
+            .catchall(z.unknown())
+            .optional()
+            .openapi({
+              description:
+                "Shallow-merged into the row's meta; a null value removes the key. Pinterest: `board_id`; TikTok: `privacy_level`.",
+              example: { board_id: "549755885175" },
+            }),
+          social_account_id: z
+            .uuid()
+            .optional()
+            .openapi({ description: "With `content_type` and no `id`: adds this account as a target." }),
+        }),
+      )
+      .optional()
+      .openapi({ description: "Rows not listed keep their state." }),
+  })
+  .openapi("UpdatePostRequest");
+
+export const ListPostsQuery = z.object({
+  page: z
+    .string()
+    .optional()
+    .openapi({ description: "Page number (15 per page); anything but a positive integer reads as 1.", example: "1" }),
+  status: z.enum(POST_STATUSES).optional().openapi({ description: "Only posts with this status." }),
+  label_id: z.uuid().optional().openapi({ description: "Only posts carrying this label." }),
+});
+
+export const MediaSchema = z
+  .object({
+    id: z.uuid(),
+    path: z.string().openapi({ example: "medias/0b5c1e9e-8f5e-4a8f-9a4e-0c8f1f2d3e4a.jpg" }),
+    url: z.string(),
+    type: z.enum(["image", "video"]),
+    mime_type: z.string(),
+    original_filename: z.string(),
+    size: z.number().int().nullable(),
+    width: z.number().int().nullable(),
+    height: z.number().int().nullable(),
+  })
+  .openapi("Media");
+
+export const PostPlatformSchema = z
+  .object({
+    id: z.uuid(),
+    platform: z.string().openapi({ description: `One of ${PLATFORMS.join(", ")}.` }),
+    content_type: z.string().openapi({ description: "One of the 21 content types." }),
+    status: z.enum(["pending", "publishing", "published", "failed"]),
+    enabled: z.boolean(),
+    platform_url: z.string().nullable(),
+    published_at: ymdHis.nullable(),
+    error_message: z.string().nullable(),
+    display_name: z.string(),
+    display_username: z.string(),
+    display_avatar: z.string(),
+    social_account: z.object({
+      id: z.uuid(),
+      platform: z.string(),
+      display_name: z.string(),
+      username: z.string(),
+      is_active: z.boolean(),
+      status: z.enum(["connected", "disconnected", "token_expired"]),
+    }),
+    meta: z.record(z.string(), z.unknown()),
+    platform_post_id: z.string().nullable(),
+  })
+  .openapi("PostPlatform");
+
+export const PostSchema = z
+  .object({
+    id: z.uuid(),
+    content: z.string().nullable(),
+    media: z.array(MediaSchema),
+    status: z.enum(POST_STATUSES),
+    scheduled_at: ymdHis.nullable(),
+    published_at: ymdHis.nullable(),
+    platforms: z.array(PostPlatformSchema),
+    labels: z.array(LabelSchema),
+    created_at: ymdHis,
+    updated_at: ymdHis,
+  })
+  .openapi("Post");
+
+const PageLinkSchema = z.object({
+  url: z.string().nullable(),
+  label: z.string(),
+  page: z.number().int().nullable(),
+  active: z.boolean(),
+});
+
+export const PostPageSchema = z
+  .object({
+    data: z.array(PostSchema),
+    links: z.object({ first: z.string(), last: z.string(), prev: z.string().nullable(), next: z.string().nullable() }),
+    meta: z.object({
+      current_page: z.number().int(),
+      from: z.number().int().nullable(),
+      last_page: z.number().int(),
+      links: z.array(PageLinkSchema),
+      path: z.string(),
+      per_page: z.number().int(),
+      to: z.number().int().nullable(),
+      total: z.number().int(),
+    }),
+  })
+  .openapi("PostPage");
+
+export const PreviewItemSchema = z
+  .object({
+    post_platform_id: z.uuid(),
+    platform: z.string(),
+    content_type: z.string(),
+    content_length: z
+      .number()
+      .int()
+      .openapi({ description: "Counted as the platform counts (X weighted, Bluesky graphemes, Mastodon URLs as 23)." }),
+    max_content_length: z.number().int(),
+    media_count: z.number().int(),
+    max_media_count: z.number().int(),
+    problems: z
+      .array(z.string())
+      .openapi({ description: "Why the row would fail at publish time; empty when it would publish." }),
+  })
+  .openapi("PostPreviewItem");

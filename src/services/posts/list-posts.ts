@@ -1,0 +1,108 @@
+import { and, count, desc, eq, exists, type SQL, sql } from "drizzle-orm";
+import type { WorkspaceContext } from "../../context";
+import { type PostStatus, postLabels, posts } from "../../db/schema";
+import type { PostResource } from "../../presenters/post";
+import { buildPostResources } from "./load-posts";
+
+export const POSTS_PER_PAGE = 15;
+
+export interface ListPostsInput {
+  page: number;
+  status?: PostStatus;
+  label_id?: string;
+}
+
+interface PageLink {
+  url: string | null;
+  label: string;
+  page: number | null;
+  active: boolean;
+}
+
+export interface PostPage {
+  data: PostResource[];
+  links: { first: string; last: string; prev: string | null; next: string | null };
+  meta: {
+    current_page: number;
+    from: number | null;
+    last_page: number;
+    links: PageLink[];
+    path: string;
+    per_page: number;
+    to: number | null;
+    total: number;
+  };
+}
+
+/**
+ * One page of posts, `scheduled_at` desc then `created_at` desc, in Laravel's paginator shape (decisions §6).
+ * Two D1 round trips per page whatever the posts hold: count + page rows, then platforms + media + labels.
+ * Page links keep the filters (`?status=draft&page=2`), like Laravel's `withQueryString()`.
+ */
+export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): Promise<PostPage> {
+  const page = input.page;
+  const filters: SQL[] = [eq(posts.workspaceId, ctx.workspaceId)];
+  if (input.status) filters.push(eq(posts.status, input.status));
+  if (input.label_id) {
+    const labelId = input.label_id;
+    filters.push(
+      exists(
+        ctx.db
+          .select({ one: sql`1` })
+          .from(postLabels)
+          .where(and(eq(postLabels.postId, posts.id), eq(postLabels.labelId, labelId))),
+      ),
+    );
+  }
+  const where = and(...filters);
+  const [[totalRow], rows] = await ctx.db.batch([
+    ctx.db.select({ total: count() }).from(posts).where(where),
+    ctx.db
+      .select()
+      .from(posts)
+      .where(where)
+      .orderBy(desc(posts.scheduledAt), desc(posts.createdAt), desc(sql`rowid`))
+      .limit(POSTS_PER_PAGE)
+      .offset((page - 1) * POSTS_PER_PAGE),
+  ]);
+  const total = totalRow?.total ?? 0;
+  const data = rows.length ? await buildPostResources(ctx, rows) : [];
+
+  const path = `${ctx.origin}/api/posts`;
+  const query = new URLSearchParams();
+  if (input.status) query.set("status", input.status);
+  if (input.label_id) query.set("label_id", input.label_id);
+  const url = (n: number) => {
+    const q = new URLSearchParams(query);
+    q.set("page", String(n));
+    return `${path}?${q.toString()}`;
+  };
+  const lastPage = Math.max(1, Math.ceil(total / POSTS_PER_PAGE));
+  const prev = page > 1 ? url(page - 1) : null;
+  const next = page < lastPage ? url(page + 1) : null;
+  const from = data.length ? (page - 1) * POSTS_PER_PAGE + 1 : null;
+  const links: PageLink[] = [
+    { url: prev, label: "&laquo; Previous", page: page > 1 ? page - 1 : null, active: false },
+    ...Array.from({ length: lastPage }, (_, i) => ({
+      url: url(i + 1),
+      label: String(i + 1),
+      page: i + 1,
+      active: i + 1 === page,
+    })),
+    { url: next, label: "Next &raquo;", page: next ? page + 1 : null, active: false },
+  ];
+  return {
+    data,
+    links: { first: url(1), last: url(lastPage), prev, next },
+    meta: {
+      current_page: page,
+      from,
+      last_page: lastPage,
+      links,
+      path,
+      per_page: POSTS_PER_PAGE,
+      to: from === null ? null : from + data.length - 1,
+      total,
+    },
+  };
+}

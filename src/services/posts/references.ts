@@ -1,0 +1,134 @@
+import { and, eq, inArray } from "drizzle-orm";
+import { contentTypeFitsPlatform } from "../../catalog/platforms";
+import type { WorkspaceContext } from "../../context";
+import { labels, media, socialAccounts } from "../../db/schema";
+import type { ErrorBag } from "../../lib/errors";
+import { parseUserDateTime } from "../../lib/time";
+
+/**
+ * Checks shared by create and update: the accounts, labels and media a request names must exist in this workspace
+ * (one D1 round trip for all three), accounts must be usable targets, content types must fit their platform.
+ * Field names follow Laravel: `The selected platforms.0.social account id is invalid.`
+ */
+export type AccountRow = typeof socialAccounts.$inferSelect;
+export type MediaRow = typeof media.$inferSelect;
+export type LabelRow = typeof labels.$inferSelect;
+
+export const attribute = (key: string) => key.replace(/_/g, " ");
+
+export async function loadReferences(
+  ctx: WorkspaceContext,
+  ids: { accountIds: string[]; labelIds: string[]; mediaIds: string[] },
+) {
+  const ws = ctx.workspaceId;
+  const [accounts, labelRows, mediaRows] = await ctx.db.batch([
+    ctx.db
+      .select()
+      .from(socialAccounts)
+      .where(
+        and(
+          inArray(socialAccounts.id, ids.accountIds.length ? ids.accountIds : [""]),
+          eq(socialAccounts.workspaceId, ws),
+        ),
+      ),
+    ctx.db
+      .select()
+      .from(labels)
+      .where(and(inArray(labels.id, ids.labelIds.length ? ids.labelIds : [""]), eq(labels.workspaceId, ws))),
+    ctx.db
+      .select()
+      .from(media)
+      .where(and(inArray(media.id, ids.mediaIds.length ? ids.mediaIds : [""]), eq(media.workspaceId, ws))),
+  ]);
+  return {
+    accounts: new Map(accounts.map((a) => [a.id, a])),
+    labels: new Map(labelRows.map((l) => [l.id, l])),
+    media: new Map(mediaRows.map((m) => [m.id, m])),
+  };
+}
+
+export type References = Awaited<ReturnType<typeof loadReferences>>;
+
+/** A new target: the account exists here, is active and connected, and the content type fits its platform. */
+export function checkTarget(
+  bag: ErrorBag,
+  refs: References,
+  prefix: string,
+  target: { social_account_id: string; content_type: string },
+): AccountRow | null {
+  const key = `${prefix}.social_account_id`;
+  const account = refs.accounts.get(target.social_account_id);
+  if (!account) {
+    bag.add(key, `The selected ${attribute(key)} is invalid.`);
+    return null;
+  }
+  let ok = true;
+  if (!account.isActive) {
+    bag.add(key, `The selected ${attribute(key)} is inactive.`);
+    ok = false;
+  } else if (account.status === "disconnected") {
+    bag.add(key, `The selected ${attribute(key)} is disconnected.`);
+    ok = false;
+  } else if (account.status === "token_expired") {
+    bag.add(key, `The selected ${attribute(key)} needs to be reconnected (its session expired).`);
+    ok = false;
+  }
+  if (!checkContentType(bag, `${prefix}.content_type`, account.platform, target.content_type)) ok = false;
+  return ok ? account : null;
+}
+
+export function checkContentType(bag: ErrorBag, key: string, platform: string, contentType: string): boolean {
+  if (contentTypeFitsPlatform(platform, contentType)) return true;
+  bag.add(key, `The ${attribute(key)} ${contentType} is not available for ${platform} accounts.`);
+  return false;
+}
+
+/** Every value of `values` at most once; duplicates get Laravel's `distinct` message. */
+export function checkDistinct(bag: ErrorBag, prefix: string, values: (string | undefined)[], suffix = ""): void {
+  const seen = new Set<string>();
+  values.forEach((v, i) => {
+    if (v === undefined) return;
+    if (seen.has(v)) {
+      const key = `${prefix}.${i}${suffix}`;
+      bag.add(key, `The ${attribute(key)} field has a duplicate value.`);
+    }
+    seen.add(v);
+  });
+}
+
+export function checkLabels(bag: ErrorBag, refs: References, ids: string[]): LabelRow[] {
+  checkDistinct(bag, "label_ids", ids);
+  const out: LabelRow[] = [];
+  ids.forEach((id, i) => {
+    const label = refs.labels.get(id);
+    if (!label) bag.add(`label_ids.${i}`, `The selected label ids.${i} is invalid.`);
+    else if (!out.includes(label)) out.push(label);
+  });
+  return out;
+}
+
+export function checkMedia(bag: ErrorBag, refs: References, items: { id: string }[]): MediaRow[] {
+  checkDistinct(
+    bag,
+    "media",
+    items.map((m) => m.id),
+    ".id",
+  );
+  const out: MediaRow[] = [];
+  items.forEach((item, i) => {
+    const row = refs.media.get(item.id);
+    if (!row) bag.add(`media.${i}.id`, `The selected media.${i}.id is invalid.`);
+    else if (!out.includes(row)) out.push(row);
+  });
+  return out;
+}
+
+/** `scheduled_at` as epoch ms; undefined when absent, null when explicitly null. */
+export function parseScheduledAt(bag: ErrorBag, value: string | null | undefined): number | null | undefined {
+  if (value === undefined || value === null) return value;
+  const ms = parseUserDateTime(value);
+  if (ms === null) bag.add("scheduled_at", "The scheduled at field must be a valid date.");
+  return ms ?? undefined;
+}
+
+export const SCHEDULED_AT_AFTER_NOW = "The scheduled at field must be a date after now.";

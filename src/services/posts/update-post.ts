@@ -1,0 +1,364 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { checkPlatformRules } from "../../catalog/rules";
+import type { WorkspaceContext } from "../../context";
+import {
+  media,
+  type PostPlatformStatus,
+  type PostStatus,
+  postLabels,
+  postMedia,
+  postPlatforms,
+  posts,
+} from "../../db/schema";
+import { conflict, ErrorBag, notFound, validationError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { errorFields, log } from "../../lib/logger";
+import type { PostResource } from "../../presenters/post";
+import { enqueuePublishMessages } from "../../publishing/messages";
+import { releaseUnreferencedMedia } from "../media/release-media";
+import { getPost } from "./get-post";
+import {
+  type AccountRow,
+  attribute,
+  checkContentType,
+  checkDistinct,
+  checkLabels,
+  checkMedia,
+  checkTarget,
+  loadReferences,
+  type MediaRow,
+  parseScheduledAt,
+  SCHEDULED_AT_AFTER_NOW,
+} from "./references";
+
+export interface UpdatePostPlatformInput {
+  /** Addresses an existing row of this post. */
+  id?: string;
+  enabled?: boolean;
+  content_type?: string;
+  /** Shallow-merged into the row's meta; a null value removes the key. */
+  meta?: Record<string, unknown>;
+  /** Without `id`: adds a target (with `content_type`). */
+  social_account_id?: string;
+}
+
+export interface UpdatePostInput {
+  status?: "draft" | "scheduled" | "publishing";
+  content?: string | null;
+  scheduled_at?: string | null;
+  media?: { id: string }[];
+  label_ids?: string[];
+  platforms?: UpdatePostPlatformInput[];
+}
+
+export const PUBLISHED_MESSAGE = "Cannot edit a published post.";
+export const PUBLISHING_MESSAGE = "The post is being published and cannot be changed.";
+export const CHANGED_MESSAGE = "The post was changed by another request. Reload it and try again.";
+export const NO_ENABLED_PLATFORM = "At least one platform must be enabled.";
+
+/** Statuses a post may move to each target status from (decisions §6; documented in docs/posts.md). */
+const FROM: Record<NonNullable<UpdatePostInput["status"]>, PostStatus[]> = {
+  draft: ["draft", "scheduled", "failed"],
+  scheduled: ["draft", "scheduled", "failed", "partially_published"],
+  publishing: ["draft", "scheduled", "failed", "partially_published"],
+};
+
+type PlatformRow = typeof postPlatforms.$inferSelect;
+
+interface PlannedRow {
+  row: PlatformRow;
+  changed: boolean;
+  isNew: boolean;
+}
+
+/**
+ * PUT /posts/{post}. Validates everything against the post as it would be after the update, then writes:
+ * 1. one conditional `UPDATE posts … WHERE status = <status read> RETURNING` — the claim. Of two concurrent
+ *    requests only one passes it, so two `status=publishing` never both enqueue (the loser gets 409);
+ * 2. the child writes (rows, media links, label links) in one batch;
+ * 3. for `publishing`, one queue message per enabled row that is not published (failed rows reset to pending);
+ * 4. releasing media no post uses any more.
+ */
+export async function updatePost(ctx: WorkspaceContext, postId: string, input: UpdatePostInput): Promise<PostResource> {
+  const now = ctx.now();
+  const [post, rows, attached] = await ctx.db.batch([
+    ctx.db
+      .select()
+      .from(posts)
+      .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
+    ctx.db.select().from(postPlatforms).where(eq(postPlatforms.postId, postId)),
+    ctx.db
+      .select({ id: media.id, type: media.type })
+      .from(postMedia)
+      .innerJoin(media, eq(media.id, postMedia.mediaId))
+      .where(eq(postMedia.postId, postId)),
+  ]);
+  const postRow = post[0];
+  if (!postRow) throw notFound();
+  guardEditable(postRow.status);
+
+  const bag = new ErrorBag();
+  const platformInputs = input.platforms ?? [];
+  const additions = platformInputs.map((p, i) => ({ p, i })).filter(({ p }) => p.id === undefined);
+  const refs = await loadReferences(ctx, {
+    accountIds: additions.flatMap(({ p }) => (p.social_account_id ? [p.social_account_id] : [])),
+    labelIds: input.label_ids ?? [],
+    mediaIds: (input.media ?? []).map((m) => m.id),
+  });
+
+  // status transition
+  const target = input.status;
+  if (target && !FROM[target].includes(postRow.status)) {
+    bag.add("status", `A ${postRow.status.replace("_", " ")} post cannot be moved to ${target}.`);
+  }
+
+  // scalar fields
+  const scheduledAt = parseScheduledAt(bag, input.scheduled_at);
+  const nextScheduledAt = input.scheduled_at === undefined ? postRow.scheduledAt : (scheduledAt ?? null);
+  const nextContent = input.content === undefined ? postRow.content : input.content;
+
+  // platforms: existing rows addressed by id, new targets without
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const planned = new Map<string, PlannedRow>(rows.map((r) => [r.id, { row: { ...r }, changed: false, isNew: false }]));
+  checkDistinct(
+    bag,
+    "platforms",
+    platformInputs.map((p) => p.id),
+    ".id",
+  );
+  const targeted = new Set(rows.map((r) => r.socialAccountId));
+  let position = rows.reduce((max, r) => Math.max(max, r.position), -1);
+  platformInputs.forEach((p, i) => {
+    const prefix = `platforms.${i}`;
+    if (p.id !== undefined) {
+      const existing = byId.get(p.id);
+      const plan = planned.get(p.id);
+      if (!existing || !plan) {
+        bag.add(`${prefix}.id`, `The selected ${attribute(`${prefix}.id`)} is invalid.`);
+        return;
+      }
+      plan.changed = true;
+      plan.row.enabled = p.enabled ?? true;
+      if (
+        p.content_type !== undefined &&
+        checkContentType(bag, `${prefix}.content_type`, existing.platform, p.content_type)
+      ) {
+        plan.row.contentType = p.content_type;
+      }
+      if (p.meta !== undefined) plan.row.meta = mergeMeta(plan.row.meta ?? {}, p.meta);
+      return;
+    }
+    let missing = false;
+    for (const field of ["social_account_id", "content_type"] as const) {
+      if (p[field] === undefined) {
+        bag.add(
+          `${prefix}.${field}`,
+          `The ${attribute(`${prefix}.${field}`)} field is required when ${prefix}.id is not present.`,
+        );
+        missing = true;
+      }
+    }
+    if (missing) return;
+    const account: AccountRow | null = checkTarget(bag, refs, prefix, {
+      social_account_id: p.social_account_id!,
+      content_type: p.content_type!,
+    });
+    if (!account) return;
+    if (targeted.has(account.id)) {
+      bag.add(
+        `${prefix}.social_account_id`,
+        `The ${attribute(`${prefix}.social_account_id`)} field has a duplicate value.`,
+      );
+      return;
+    }
+    targeted.add(account.id);
+    const id = newId();
+    planned.set(id, {
+      isNew: true,
+      changed: true,
+      row: {
+        id,
+        postId,
+        socialAccountId: account.id,
+        platform: account.platform,
+        contentType: p.content_type!,
+        status: "pending",
+        enabled: p.enabled ?? true,
+        meta: mergeMeta({}, p.meta ?? {}),
+        platformPostId: null,
+        platformUrl: null,
+        publishedAt: null,
+        errorMessage: null,
+        displayName: account.displayName,
+        displayUsername: account.username,
+        displayAvatar: account.avatarUrl ?? "",
+        claimedAt: null,
+        attempts: 0,
+        position: ++position,
+        createdAt: now,
+        updatedAt: now,
+      },
+    });
+  });
+
+  const labelRows = input.label_ids ? checkLabels(bag, refs, input.label_ids) : null;
+  const mediaRows = input.media ? checkMedia(bag, refs, input.media) : null;
+  bag.throwIfAny();
+
+  // Rules on the post as it will be.
+  const nextStatus: PostStatus = target ?? postRow.status;
+  const nextMedia: Pick<MediaRow, "type">[] = mediaRows ?? attached;
+  const enabledRows = [...planned.values()].map((p) => p.row).filter((r) => r.enabled);
+  const contentChanged = input.content !== undefined || input.media !== undefined || input.platforms !== undefined;
+  if (target === "scheduled" || (nextStatus === "scheduled" && (contentChanged || input.scheduled_at !== undefined))) {
+    checkSchedule(bag, {
+      requireFuture: target === "scheduled" || input.scheduled_at !== undefined,
+      scheduledAt: nextScheduledAt,
+      now,
+      content: nextContent,
+      media: nextMedia,
+      rows: enabledRows,
+    });
+  }
+  if (target === "publishing" && enabledRows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
+  bag.throwIfAny();
+
+  // 1. the claim
+  const allowedFrom = target ? FROM[target].filter((s) => s === postRow.status) : [postRow.status];
+  const claimed = await ctx.db
+    .update(posts)
+    // Only the fields this request sets, so a concurrent edit of another field is not overwritten with what we read.
+    .set({
+      status: nextStatus,
+      ...(input.content !== undefined ? { content: nextContent } : {}),
+      ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
+      updatedAt: now,
+    })
+    .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), inArray(posts.status, allowedFrom)))
+    .returning({ id: posts.id });
+  if (claimed.length === 0) {
+    const again = await ctx.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId)).get();
+    if (again) guardEditable(again.status);
+    throw conflict(CHANGED_MESSAGE);
+  }
+
+  // 2. child writes
+  // Publishing now or scheduling again: failed rows get another try (pending, old error cleared), so the publish
+  // job and the scheduler only ever pick up pending rows.
+  const toPublish: PlatformRow[] = [];
+  if (target === "publishing" || target === "scheduled") {
+    for (const plan of planned.values()) {
+      const r = plan.row;
+      if (!r.enabled || r.status === "published" || r.status === "publishing") continue;
+      if (r.status === "failed") {
+        Object.assign(r, { status: "pending" as PostPlatformStatus, errorMessage: null, claimedAt: null, attempts: 0 });
+        plan.changed = true;
+      }
+      if (target === "publishing") toPublish.push(r);
+    }
+  }
+  const writes: BatchItem<"sqlite">[] = [];
+  for (const plan of planned.values()) {
+    const r = plan.row;
+    if (plan.isNew) writes.push(ctx.db.insert(postPlatforms).values(r));
+    else if (plan.changed) {
+      writes.push(
+        ctx.db
+          .update(postPlatforms)
+          .set({
+            enabled: r.enabled,
+            contentType: r.contentType,
+            meta: r.meta,
+            status: r.status,
+            errorMessage: r.errorMessage,
+            claimedAt: r.claimedAt,
+            attempts: r.attempts,
+            updatedAt: now,
+          })
+          .where(eq(postPlatforms.id, r.id)),
+      );
+    }
+  }
+  if (mediaRows) {
+    writes.push(ctx.db.delete(postMedia).where(eq(postMedia.postId, postId)));
+    if (mediaRows.length)
+      writes.push(ctx.db.insert(postMedia).values(mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i }))));
+  }
+  if (labelRows) {
+    writes.push(ctx.db.delete(postLabels).where(eq(postLabels.postId, postId)));
+    if (labelRows.length)
+      writes.push(ctx.db.insert(postLabels).values(labelRows.map((l) => ({ postId, labelId: l.id }))));
+  }
+  if (writes.length) await ctx.db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+
+  // 3. hand the rows to the publish queue
+  if (toPublish.length) {
+    try {
+      await enqueuePublishMessages(
+        ctx.env.PUBLISH_QUEUE,
+        toPublish.map((r) => ({ post_platform_id: r.id, post_id: postId, workspace_id: ctx.workspaceId })),
+      );
+    } catch (err) {
+      // Nothing was handed over: put the post back so the user can try again instead of waiting on nothing.
+      log("error", "publish_enqueue_failed", { request_id: ctx.requestId, post_id: postId, ...errorFields(err) });
+      await ctx.db
+        .update(posts)
+        .set({ status: postRow.status, updatedAt: ctx.now() })
+        .where(and(eq(posts.id, postId), eq(posts.status, "publishing")));
+      throw err;
+    }
+  }
+
+  // 4. media no longer attached anywhere
+  if (mediaRows) {
+    const kept = new Set(mediaRows.map((m) => m.id));
+    await releaseUnreferencedMedia(
+      ctx,
+      attached.map((m) => m.id).filter((id) => !kept.has(id)),
+    );
+  }
+  return getPost(ctx, postId);
+}
+
+function guardEditable(status: PostStatus): void {
+  if (status === "published") throw validationError({ status: [PUBLISHED_MESSAGE] });
+  if (status === "publishing") throw conflict(PUBLISHING_MESSAGE);
+}
+
+function mergeMeta(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** decisions §6 `status=scheduled`: future time, an enabled row, and every enabled row's length and media rules. */
+function checkSchedule(
+  bag: ErrorBag,
+  s: {
+    requireFuture: boolean;
+    scheduledAt: number | null;
+    now: number;
+    content: string | null;
+    media: Pick<MediaRow, "type">[];
+    rows: PlatformRow[];
+  },
+): void {
+  if (s.scheduledAt === null) bag.add("scheduled_at", "The scheduled at field is required when status is scheduled.");
+  else if (s.requireFuture && s.scheduledAt <= s.now) bag.add("scheduled_at", SCHEDULED_AT_AFTER_NOW);
+  if (s.rows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
+  for (const row of s.rows) {
+    for (const problem of checkPlatformRules({
+      platform: row.platform,
+      contentType: row.contentType,
+      content: s.content,
+      media: s.media,
+    })) {
+      // One message per platform even when two rows share a platform and a content type.
+      if (!bag.errors[problem.field]?.includes(problem.message)) bag.add(problem.field, problem.message);
+    }
+  }
+}
