@@ -112,7 +112,7 @@ describe("tiktok adapter: publish", () => {
 
     expect(result.platformPostId).toBe("7351234567890123456");
     const init = fake.calls.find((c) => c.path === "/v2/post/publish/video/init/");
-    expect((init?.json as any).source_info).toEqual({
+    expect((init!.json as any).source_info).toEqual({
       source: "FILE_UPLOAD",
       video_size: size,
       chunk_size: 10 * MIB,
@@ -242,7 +242,7 @@ describe("tiktok adapter: privacy level", () => {
     const media = await storeTestMedia("video");
     await tiktokAdapter.publish(testAdapterContext(), request({ media: [media] }));
     const init = fake.calls.find((c) => c.path === "/v2/post/publish/video/init/");
-    expect((init?.json as any).post_info.privacy_level).toBe("SELF_ONLY");
+    expect((init!.json as any).post_info.privacy_level).toBe("SELF_ONLY");
   });
 
   it("refuses a privacy level the creator does not offer before calling init", async () => {

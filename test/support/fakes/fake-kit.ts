@@ -40,21 +40,40 @@ export function pathOf(request: Request): string {
   return url.pathname + url.search;
 }
 
-type Scripted = { method: string; path: string; respond: (request: Request) => Response | Promise<Response> };
+type Scripted = {
+  method: string;
+  path: string;
+  respond: (request: Request) => Response | Promise<Response>;
+  skip: number;
+};
 
 /** One-off answers consumed in order, matched by method and pathname (query ignored). */
 export class Script {
   #queue: Scripted[] = [];
 
-  /** The next `times` matching requests get `respond`'s answer instead of the fake's normal one. */
-  add(method: string, path: string, respond: (request: Request) => Response | Promise<Response>, times = 1): void {
-    for (let i = 0; i < times; i++) this.#queue.push({ method, path, respond });
+  /**
+   * The next `times` matching requests get `respond`'s answer instead of the fake's normal one; with `skip`,
+   * the first `skip` matching requests are answered normally before that ("the second chunk PUT fails").
+   */
+  add(
+    method: string,
+    path: string,
+    respond: (request: Request) => Response | Promise<Response>,
+    times = 1,
+    { skip = 0 }: { skip?: number } = {},
+  ): void {
+    for (let i = 0; i < times; i++) this.#queue.push({ method, path, respond, skip: i === 0 ? skip : 0 });
   }
 
   take(request: Request): Scripted["respond"] | undefined {
     const pathname = new URL(request.url).pathname;
     const index = this.#queue.findIndex((s) => s.method === request.method && s.path === pathname);
     if (index < 0) return undefined;
+    const entry = this.#queue[index]!;
+    if (entry.skip > 0) {
+      entry.skip--;
+      return undefined;
+    }
     return this.#queue.splice(index, 1)[0]!.respond;
   }
 }
