@@ -183,7 +183,12 @@ export function tiktokError(
   else if (code === "internal_error" || status >= 500) kind = "transient";
   else kind = "permanent";
   const message =
-    PLAIN[code] ?? (platformMessage || (code ? `TikTok error: ${humanize(code)}` : `TikTok answered HTTP ${status}.`));
+    PLAIN[code] ??
+    (platformMessage
+      ? `TikTok: ${/[.!?]$/.test(platformMessage) ? platformMessage : `${platformMessage}.`}`
+      : code
+        ? `TikTok error: ${humanize(code)}`
+        : `TikTok answered HTTP ${status}.`);
   const retryAfter =
     kind === "transient" && (code === "rate_limit_exceeded" || status === 429)
       ? (retryAfterSeconds(headers, nowMs) ?? TIKTOK_DEFAULT_RETRY_SECONDS)

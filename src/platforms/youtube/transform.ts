@@ -115,7 +115,9 @@ export function youtubeError(
 ): PlatformError {
   const reasons = (body?.error?.errors ?? []).map((e) => e.reason ?? "");
   // Google sometimes puts HTML links in messages: keep the words only.
-  const googleMessage = (body?.error?.errors?.[0]?.message || body?.error?.message || "").replace(/<[^>]*>/g, "").trim();
+  const googleMessage = (body?.error?.errors?.[0]?.message || body?.error?.message || "")
+    .replace(/<[^>]*>/g, "")
+    .trim();
   let kind: PlatformErrorKind;
   let retryAfter = retryAfterSeconds(headers, nowMs);
   if (reasons.includes("quotaExceeded")) {

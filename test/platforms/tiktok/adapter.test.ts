@@ -362,7 +362,7 @@ describe("tiktok adapter: errors", () => {
     );
     expect([err.kind, err.message, err.status]).toEqual([
       "permanent",
-      "The title is longer than 2200 characters.",
+      "TikTok: The title is longer than 2200 characters.",
       400,
     ]);
   });
