@@ -132,7 +132,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
     return p;
   }
 
-  function checkInit(request: Request, body: any): Response | null {
+  function checkInit(body: any): Response | null {
     const now = Date.now();
     while (initTimes.length > 0 && initTimes[0]! < now - 60_000) initTimes.shift();
     if (initTimes.length >= opts.initLimitPerMinute) {
@@ -154,7 +154,6 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
         "Please review our integration guidelines at https://developers.tiktok.com/doc/content-sharing-guidelines/",
       );
     }
-    void request;
     return null;
   }
 
@@ -258,7 +257,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
 
     if (request.method === "POST" && url.pathname === SELF_PATHS.videoInit) {
       const body = call.json as any;
-      const refused = checkInit(request, body);
+      const refused = checkInit(body);
       if (refused) return refused;
       if (typeof body?.post_info?.title === "string" && body.post_info.title.length > 2200) {
         return tiktokErrorResponse(400, "invalid_params", "The title is longer than 2200 characters.");
@@ -289,7 +288,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
 
     if (request.method === "POST" && url.pathname === SELF_PATHS.contentInit) {
       const body = call.json as any;
-      const refused = checkInit(request, body);
+      const refused = checkInit(body);
       if (refused) return refused;
       const images = body?.source_info?.photo_images;
       if (body?.media_type !== "PHOTO" || body?.source_info?.source !== "PULL_FROM_URL" || !Array.isArray(images)) {
