@@ -1,0 +1,96 @@
+import { registerAdapter } from "../registry";
+import {
+  type AdapterAccount,
+  type AdapterContext,
+  type Metric,
+  type MetricsRequest,
+  type PlatformAdapter,
+  PlatformError,
+  type PublishRequest,
+  type PublishResult,
+  type RefreshedCredentials,
+} from "../types";
+import { PinterestApi, refreshPinterestToken } from "./api";
+import {
+  analyticsWindow,
+  boardId,
+  createPinBody,
+  imageMediaSource,
+  metricsFromAnalytics,
+  metricTypes,
+  pinUrl,
+  refreshedCredentials,
+  videoMediaSource,
+} from "./transform";
+import type { PinterestMediaSource } from "./types";
+
+/**
+ * Pinterest v5. Image Pins and carousels name the public media URLs (`image_url` / `multiple_image_urls`);
+ * a video Pin registers `/v5/media`, streams the file from R2 to the returned upload URL as the S3 form POST,
+ * polls the media until `succeeded`, then creates the Pin with `video_id`. The Pin is created last, in one
+ * call, so every failure before it is safe to retry.
+ */
+export const MEDIA_POLL_INTERVAL_MS = 5_000;
+export const MEDIA_POLLS = 40;
+
+function accessToken(account: AdapterAccount): string {
+  const token = account.credentials.access_token;
+  if (!token) throw new PlatformError("auth", "The Pinterest account has no access token.");
+  return token;
+}
+
+async function uploadVideo(ctx: AdapterContext, api: PinterestApi, req: PublishRequest): Promise<PinterestMediaSource> {
+  if (req.media.length !== 1 || req.media[0]!.type !== "video") {
+    throw new PlatformError("permanent", "A Pinterest video Pin needs exactly one video.");
+  }
+  const media = req.media[0]!;
+  const upload = await api.registerVideo();
+  const { body, size } = await ctx.openMedia(media);
+  await api.uploadVideo(upload, {
+    body,
+    size,
+    filename: media.originalFilename || media.path.split("/").pop() || "video.mp4",
+    mimeType: media.mimeType || "video/mp4",
+  });
+  for (let poll = 0; poll < MEDIA_POLLS; poll++) {
+    await ctx.sleep(MEDIA_POLL_INTERVAL_MS);
+    const status = await api.mediaStatus(upload.media_id);
+    if (status.status === "succeeded") return videoMediaSource(upload.media_id, req.meta);
+    if (status.status === "failed") throw new PlatformError("permanent", "Pinterest could not process the video.");
+  }
+  // No Pin exists yet, so trying again later cannot post twice.
+  throw new PlatformError("transient", "Pinterest is still processing the video.");
+}
+
+async function publish(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult> {
+  boardId(req); // fail before any upload when no board is known
+  const api = new PinterestApi(ctx, accessToken(req.account));
+  const source =
+    req.contentType === "pinterest_video_pin"
+      ? await uploadVideo(ctx, api, req)
+      : imageMediaSource(req.contentType, req.media);
+  const pin = await api.createPin(createPinBody(req, source));
+  if (!pin.id) throw new PlatformError("permanent", "Pinterest created the Pin without an id.");
+  return { platformPostId: pin.id, platformUrl: pinUrl(pin.id) };
+}
+
+async function refresh(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials> {
+  const refreshToken = account.credentials.refresh_token;
+  if (!refreshToken) throw new PlatformError("auth", "The Pinterest account has no refresh token.");
+  return refreshedCredentials(await refreshPinterestToken(ctx, refreshToken), refreshToken, ctx.now());
+}
+
+async function metrics(ctx: AdapterContext, req: MetricsRequest): Promise<Metric[]> {
+  const api = new PinterestApi(ctx, accessToken(req.account));
+  const body = await api.pinAnalytics(req.platformPostId, {
+    ...analyticsWindow(ctx.now()),
+    metric_types: metricTypes(req.contentType).join(","),
+    app_types: "ALL",
+    split_field: "NO_SPLIT",
+  });
+  return metricsFromAnalytics(body);
+}
+
+export const pinterestAdapter: PlatformAdapter = { platform: "pinterest", publish, refresh, metrics };
+
+registerAdapter(pinterestAdapter);

@@ -1,0 +1,166 @@
+import { log } from "../../lib/logger";
+import { ChunkReader } from "../chunk-reader";
+import { registerAdapter } from "../registry";
+import {
+  type AdapterAccount,
+  type AdapterContext,
+  type Metric,
+  type MetricsRequest,
+  type PlatformAdapter,
+  PlatformError,
+  type PublishRequest,
+  type PublishResult,
+  type RefreshedCredentials,
+} from "../types";
+import { refreshGoogleToken, YouTubeApi } from "./api";
+import {
+  insertMetadata,
+  metricsFromStatistics,
+  planChunks,
+  processingOutcome,
+  refreshedCredentials,
+  shortUrl,
+  YOUTUBE_CHUNK_BYTES,
+} from "./transform";
+import type { YouTubeVideo } from "./types";
+
+/**
+ * YouTube Shorts through the Data API's resumable upload: open a session (URI in `Location`), PUT the video
+ * from R2 in 8 MiB chunks (308 Resume Incomplete … 200/201), then watch processing for a short while so a
+ * rejected or failed video fails the row. A chunk that fails with a transient error is retried in place after
+ * asking the session what it holds (`Content-Range: bytes *\/total`), so a network blip does not cost a new
+ * `videos.insert` (100 a day). An unfinished session never becomes a video, so a retry of the whole row cannot
+ * post twice; once the video exists the adapter never throws a retryable error.
+ */
+export const CHUNK_RETRIES = 3;
+export const PROCESSING_POLL_INTERVAL_MS = 5_000;
+export const PROCESSING_POLLS = 12;
+
+function accessToken(account: AdapterAccount): string {
+  const token = account.credentials.access_token;
+  if (!token) throw new PlatformError("auth", "The YouTube account has no access token.");
+  return token;
+}
+
+export function createYouTubeAdapter(options: { chunkBytes?: number } = {}): PlatformAdapter {
+  const chunkBytes = options.chunkBytes ?? YOUTUBE_CHUNK_BYTES;
+
+  async function upload(ctx: AdapterContext, api: YouTubeApi, req: PublishRequest): Promise<YouTubeVideo> {
+    const media = req.media[0]!;
+    const metadata = insertMetadata(req);
+    const { body, size } = await ctx.openMedia(media);
+    const reader = new ChunkReader(body);
+    try {
+      const session = await api.startUpload(
+        metadata,
+        size,
+        media.mimeType || "video/mp4",
+        req.meta.notify_subscribers !== false,
+      );
+      for (const range of planChunks(size, chunkBytes)) {
+        const bytes = await reader.read(range.last - range.first + 1);
+        const video = await sendChunk(ctx, api, session, bytes, range.first, size);
+        if (video) return video;
+      }
+      throw new PlatformError("transient", "YouTube did not confirm the end of the upload.");
+    } finally {
+      await reader.cancel();
+    }
+  }
+
+  /** Sends one chunk until the session holds all of it; returns the video when the server says it is complete. */
+  async function sendChunk(
+    ctx: AdapterContext,
+    api: YouTubeApi,
+    session: string,
+    bytes: Uint8Array,
+    first: number,
+    total: number,
+  ): Promise<YouTubeVideo | null> {
+    const end = first + bytes.byteLength;
+    let offset = first;
+    let failures = 0;
+    while (offset < end) {
+      let answer: Awaited<ReturnType<YouTubeApi["putChunk"]>>;
+      try {
+        answer = await api.putChunk(session, bytes.subarray(offset - first), offset, total);
+      } catch (err) {
+        if (
+          !(err instanceof PlatformError) ||
+          err.kind !== "transient" ||
+          err.status === 404 ||
+          failures >= CHUNK_RETRIES
+        ) {
+          throw err;
+        }
+        failures++;
+        await ctx.sleep(1000 * 2 ** failures);
+        answer = await api.probe(session, total);
+      }
+      if (answer.done) return answer.video;
+      if (answer.nextOffset < first || answer.nextOffset > end) {
+        throw new PlatformError("transient", "The YouTube upload session lost data; the upload will start over.");
+      }
+      if (answer.nextOffset === offset) {
+        // Nothing new was stored: count it as a failure so a stuck session cannot loop forever.
+        if (++failures > CHUNK_RETRIES)
+          throw new PlatformError("transient", "YouTube did not accept the upload chunk.");
+      }
+      offset = answer.nextOffset;
+    }
+    return null;
+  }
+
+  async function watchProcessing(ctx: AdapterContext, api: YouTubeApi, video: YouTubeVideo): Promise<void> {
+    let current: YouTubeVideo | null = video;
+    for (let poll = 0; poll <= PROCESSING_POLLS; poll++) {
+      if (current) {
+        const outcome = processingOutcome(current);
+        if (outcome.state === "failed") throw new PlatformError("permanent", outcome.message);
+        if (outcome.state === "done") return;
+      }
+      if (poll === PROCESSING_POLLS) break;
+      await ctx.sleep(PROCESSING_POLL_INTERVAL_MS);
+      try {
+        current = await api.getVideo(video.id, "status,processingDetails");
+      } catch (err) {
+        // The video exists: a failed status read must not make the engine upload it again.
+        log("warn", "youtube.status_read_failed", {
+          videoId: video.id,
+          message: err instanceof Error ? err.message : "",
+        });
+        return;
+      }
+    }
+    log("info", "youtube.still_processing", { videoId: video.id });
+  }
+
+  async function publish(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult> {
+    if (req.media.length !== 1 || req.media[0]!.type !== "video") {
+      throw new PlatformError("permanent", "A YouTube Short needs exactly one video.");
+    }
+    const api = new YouTubeApi(ctx, accessToken(req.account));
+    const video = await upload(ctx, api, req);
+    await watchProcessing(ctx, api, video);
+    return { platformPostId: video.id, platformUrl: shortUrl(video.id) };
+  }
+
+  async function refresh(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials> {
+    const refreshToken = account.credentials.refresh_token;
+    if (!refreshToken) throw new PlatformError("auth", "The YouTube account has no refresh token.");
+    return refreshedCredentials(await refreshGoogleToken(ctx, refreshToken), refreshToken, ctx.now());
+  }
+
+  async function metrics(ctx: AdapterContext, req: MetricsRequest): Promise<Metric[]> {
+    const api = new YouTubeApi(ctx, accessToken(req.account));
+    const video = await api.getVideo(req.platformPostId, "statistics");
+    if (!video) throw new PlatformError("permanent", "The YouTube video no longer exists.");
+    return metricsFromStatistics(video.statistics);
+  }
+
+  return { platform: "youtube", publish, refresh, metrics };
+}
+
+export const youtubeAdapter = createYouTubeAdapter();
+
+registerAdapter(youtubeAdapter);

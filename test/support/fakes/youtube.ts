@@ -1,0 +1,319 @@
+import { fakeOrigin } from "../fake-fetch";
+import { concat, formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+
+/**
+ * A fake of the YouTube Data API v3 (https://youtube.fake) and Google OAuth (https://google-oauth.fake), built
+ * from platforms.md §9:
+ * - resumable upload: `POST /upload/youtube/v3/videos?uploadType=resumable` checks bearer, X-Upload-* headers
+ *   and the metadata (invalidTitle, invalidDescription), answers 200 with an empty body and the session URI in
+ *   `Location` (same origin); `PUT <session>` takes sequential chunks (multiples of 256 KiB except the last),
+ *   answers 308 Resume Incomplete with `Range: bytes=0-N` and finally 200 with the `youtube#video` resource;
+ *   `Content-Range: bytes *\/total` probes; unknown session → 404;
+ * - `GET /youtube/v3/videos?part=status,processingDetails|statistics&id=` walks a processing script
+ *   (uploaded/processing → processed/succeeded, or failed/rejected with a reason) and returns string counts;
+ * - Google JSON errors `{error:{code,message,errors:[{message,domain,reason}],status}}`: 401 authError,
+ *   403 quotaExceeded (no rate-limit headers, as documented) via `googleErrorResponse`;
+ * - `POST /token` refresh → `{access_token, expires_in:3599, scope, token_type}` (no refresh token re-sent) or
+ *   400 `invalid_grant`.
+ */
+
+export const YOUTUBE_ORIGIN = "https://youtube.fake";
+export const GOOGLE_OAUTH_ORIGIN = "https://google-oauth.fake";
+const ALIGN = 256 * 1024;
+
+interface Session {
+  id: string;
+  total: number;
+  mimeType: string;
+  metadata: any;
+  received: Uint8Array[];
+  receivedBytes: number;
+  video?: Record<string, unknown>;
+}
+
+export interface ProcessingState {
+  uploadStatus: string;
+  processingStatus: string;
+  failureReason?: string;
+  rejectionReason?: string;
+}
+
+export interface YouTubeFakeOptions {
+  accessTokens?: string[];
+  refreshTokens?: string[];
+  /** States returned by successive status reads of each new video (the last repeats). */
+  processing?: ProcessingState[];
+  statistics?: Record<string, string>;
+  /** The account has no channel → 401 youtubeSignupRequired. */
+  noChannel?: boolean;
+}
+
+const REASON_DOMAIN: Record<string, string> = {
+  quotaExceeded: "youtube.quota",
+  rateLimitExceeded: "youtube.quota",
+  userRateLimitExceeded: "usageLimits",
+  uploadLimitExceeded: "youtube.video",
+  youtubeSignupRequired: "youtube.header",
+  authError: "global",
+  invalidTitle: "youtube.video",
+  invalidDescription: "youtube.video",
+  backendError: "global",
+  forbidden: "youtube.video",
+};
+const STATUS_TEXT: Record<number, string> = {
+  400: "INVALID_ARGUMENT",
+  401: "UNAUTHENTICATED",
+  403: "PERMISSION_DENIED",
+  429: "RESOURCE_EXHAUSTED",
+  500: "INTERNAL",
+  503: "UNAVAILABLE",
+};
+
+export function googleErrorBody(status: number, reason: string, message: string): unknown {
+  return {
+    error: {
+      code: status,
+      message,
+      errors: [{ message, domain: REASON_DOMAIN[reason] ?? "global", reason }],
+      status: STATUS_TEXT[status] ?? "UNKNOWN",
+    },
+  };
+}
+
+export function googleErrorResponse(status: number, reason: string, message: string): Response {
+  return json(googleErrorBody(status, reason, message), status);
+}
+
+export const QUOTA_EXCEEDED_MESSAGE =
+  'The request cannot be completed because you have exceeded your <a href="/youtube/v3/getting-started#quota">quota</a>.';
+
+export function fakeYouTube(options: YouTubeFakeOptions = {}) {
+  const opts = {
+    accessTokens: ["access-token"],
+    refreshTokens: ["refresh-token"],
+    processing: [
+      { uploadStatus: "uploaded", processingStatus: "processing" },
+      { uploadStatus: "processed", processingStatus: "succeeded" },
+    ] as ProcessingState[],
+    statistics: { viewCount: "15230", likeCount: "842", favoriteCount: "0", commentCount: "37" },
+    noChannel: false,
+    ...options,
+  };
+  const calls: RecordedCall[] = [];
+  const script = new Script();
+  const sessions = new Map<string, Session>();
+  const videos = new Map<string, { session: Session; processing: ProcessingState[] }>();
+  const accessTokens = new Set(opts.accessTokens);
+  const refreshTokens = new Set(opts.refreshTokens);
+  let seq = 0;
+
+  function authorized(request: Request): boolean {
+    const auth = request.headers.get("authorization") ?? "";
+    return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7));
+  }
+
+  const unauthorized = () =>
+    googleErrorResponse(
+      401,
+      "authError",
+      "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.",
+    );
+
+  function videoResource(id: string, state: ProcessingState, parts: string[]): Record<string, unknown> {
+    const entry = videos.get(id)!;
+    const out: Record<string, unknown> = { kind: "youtube#video", etag: `etag-${id}`, id };
+    if (parts.includes("snippet")) {
+      out.snippet = {
+        publishedAt: "2026-11-23T12:00:00Z",
+        channelId: "UCfakeChannel000000000000",
+        title: entry.session.metadata.snippet.title,
+        description: entry.session.metadata.snippet.description ?? "",
+        categoryId: entry.session.metadata.snippet.categoryId,
+      };
+    }
+    if (parts.includes("status")) {
+      const status: Record<string, unknown> = {
+        uploadStatus: state.uploadStatus,
+        privacyStatus: entry.session.metadata.status.privacyStatus,
+        license: "youtube",
+        embeddable: true,
+        publicStatsViewable: true,
+        selfDeclaredMadeForKids: entry.session.metadata.status.selfDeclaredMadeForKids,
+      };
+      if (state.failureReason) status.failureReason = state.failureReason;
+      if (state.rejectionReason) status.rejectionReason = state.rejectionReason;
+      out.status = status;
+    }
+    if (parts.includes("processingDetails")) out.processingDetails = { processingStatus: state.processingStatus };
+    if (parts.includes("statistics")) out.statistics = opts.statistics;
+    return out;
+  }
+
+  async function handleToken(request: Request): Promise<Response> {
+    const form = formFields(await request.formData());
+    calls.push({ method: request.method, path: pathOf(request), headers: pickHeaders(request), form });
+    const scripted = script.take(request);
+    if (scripted) return scripted(request);
+    if (new URL(request.url).pathname !== "/token") return json({ error: "not_found" }, 404);
+    if (form.client_id !== "g-client" || form.client_secret !== "g-secret") {
+      return json({ error: "invalid_client", error_description: "The OAuth client was not found." }, 401);
+    }
+    if (form.grant_type !== "refresh_token" || !refreshTokens.has(form.refresh_token ?? "")) {
+      return json({ error: "invalid_grant", error_description: "Token has been expired or revoked." }, 400);
+    }
+    seq++;
+    const access = `ya29.fake-${seq}`;
+    accessTokens.add(access);
+    return json({
+      access_token: access,
+      expires_in: 3599,
+      scope: "https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.readonly",
+      token_type: "Bearer",
+    });
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const url = new URL(request.url);
+    const call: RecordedCall = { method: request.method, path: pathOf(request), headers: pickHeaders(request) };
+    calls.push(call);
+    let bodyBytes = new Uint8Array(0);
+    if ((request.headers.get("content-type") ?? "").includes("application/json")) {
+      call.json = JSON.parse(await request.text());
+    } else if (request.method === "PUT") {
+      bodyBytes = new Uint8Array(await request.arrayBuffer());
+      call.bytes = bodyBytes.byteLength;
+    }
+    const scripted = script.take(request);
+    if (scripted) return scripted(request);
+
+    if (request.method === "POST" && url.pathname === "/upload/youtube/v3/videos") {
+      if (!authorized(request)) return unauthorized();
+      if (opts.noChannel) {
+        return googleErrorResponse(401, "youtubeSignupRequired", "Unauthorized");
+      }
+      if (url.searchParams.get("uploadType") !== "resumable" || url.searchParams.get("part") !== "snippet,status") {
+        return googleErrorResponse(400, "invalidParameter", "uploadType must be resumable and part snippet,status.");
+      }
+      const total = Number(request.headers.get("x-upload-content-length"));
+      const mimeType = request.headers.get("x-upload-content-type") ?? "";
+      if (!Number.isInteger(total) || total <= 0 || !/^(video\/|application\/octet-stream)/.test(mimeType)) {
+        return googleErrorResponse(
+          400,
+          "invalidValue",
+          "X-Upload-Content-Length and a video X-Upload-Content-Type are required.",
+        );
+      }
+      const meta = call.json as any;
+      const title = meta?.snippet?.title;
+      if (typeof title !== "string" || title.trim() === "" || [...title].length > 100 || /[<>]/.test(title)) {
+        return googleErrorResponse(400, "invalidTitle", "The request metadata specifies an invalid video title.");
+      }
+      if (new TextEncoder().encode(meta?.snippet?.description ?? "").byteLength > 5000) {
+        return googleErrorResponse(
+          400,
+          "invalidDescription",
+          "The request metadata specifies an invalid video description.",
+        );
+      }
+      seq++;
+      const id = `upl${seq}`;
+      sessions.set(id, { id, total, mimeType, metadata: meta, received: [], receivedBytes: 0 });
+      return new Response(null, {
+        status: 200,
+        headers: {
+          location: `${YOUTUBE_ORIGIN}/upload/youtube/v3/videos?uploadType=resumable&part=snippet,status&upload_id=${id}`,
+          "x-guploader-uploadid": id,
+        },
+      });
+    }
+
+    if (request.method === "PUT" && url.pathname === "/upload/youtube/v3/videos") {
+      const session = sessions.get(url.searchParams.get("upload_id") ?? "");
+      if (!session) return new Response("Not Found", { status: 404 });
+      const range = request.headers.get("content-range") ?? "";
+      const stored = () =>
+        new Response(null, {
+          status: 308,
+          headers: session.receivedBytes > 0 ? { range: `bytes=0-${session.receivedBytes - 1}` } : {},
+        });
+      if (range === `bytes */${session.total}`) return session.video ? json(session.video, 200) : stored();
+      const m = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(range);
+      if (!m) return googleErrorResponse(400, "badContent", "Invalid Content-Range header.");
+      const [first, last, total] = [Number(m[1]), Number(m[2]), Number(m[3])];
+      const isLast = last === session.total - 1;
+      if (
+        total !== session.total ||
+        first !== session.receivedBytes ||
+        last - first + 1 !== bodyBytes.byteLength ||
+        (!isLast && bodyBytes.byteLength % ALIGN !== 0)
+      ) {
+        return googleErrorResponse(400, "badContent", "The chunk does not continue the upload at a 256 KiB boundary.");
+      }
+      session.received.push(bodyBytes);
+      session.receivedBytes += bodyBytes.byteLength;
+      if (!isLast) return stored();
+      const videoId = `Sh0rt${String(seq).padStart(6, "0")}`;
+      seq++;
+      videos.set(videoId, { session, processing: [...opts.processing] });
+      session.video = videoResource(videoId, { uploadStatus: "uploaded", processingStatus: "processing" }, [
+        "snippet",
+        "status",
+      ]);
+      return json(session.video, 200);
+    }
+
+    if (request.method === "GET" && url.pathname === "/youtube/v3/videos") {
+      if (!authorized(request)) return unauthorized();
+      const parts = (url.searchParams.get("part") ?? "").split(",");
+      const items = (url.searchParams.get("id") ?? "")
+        .split(",")
+        .filter((id) => videos.has(id))
+        .map((id) => {
+          const entry = videos.get(id)!;
+          const state =
+            parts.includes("status") && entry.processing.length > 1 ? entry.processing.shift()! : entry.processing[0]!;
+          return videoResource(id, state, parts);
+        });
+      return json({
+        kind: "youtube#videoListResponse",
+        etag: "list-etag",
+        items,
+        pageInfo: { totalResults: items.length, resultsPerPage: items.length },
+      });
+    }
+
+    return googleErrorResponse(404, "notFound", `No such endpoint ${request.method} ${url.pathname}.`);
+  }
+
+  const stopApi = fakeOrigin(YOUTUBE_ORIGIN, handle);
+  const stopOauth = fakeOrigin(GOOGLE_OAUTH_ORIGIN, handleToken);
+  return {
+    calls,
+    script,
+    sessions,
+    /** Registers an already-published video (for metrics tests). */
+    addVideo(id: string): void {
+      const session: Session = {
+        id: `seed-${id}`,
+        total: 0,
+        mimeType: "video/mp4",
+        metadata: {
+          snippet: { title: "Seeded", categoryId: "22" },
+          status: { privacyStatus: "public", selfDeclaredMadeForKids: false },
+        },
+        received: [],
+        receivedBytes: 0,
+      };
+      videos.set(id, { session, processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }] });
+    },
+    uploaded(sessionId: string): Uint8Array {
+      return concat(sessions.get(sessionId)?.received ?? []);
+    },
+    stop() {
+      stopApi();
+      stopOauth();
+    },
+  };
+}
+
+export type YouTubeFake = ReturnType<typeof fakeYouTube>;
