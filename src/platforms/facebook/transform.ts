@@ -20,7 +20,7 @@ const text = (content: string): string | undefined => (content.trim() === "" ? u
 export function planFacebook(contentType: string, content: string, media: AdapterMedia[]): FacebookPlan {
   const first = media[0];
   if (contentType === "facebook_reel") {
-    if (!first || first.type !== "video") throw new PlatformError("permanent", "Facebook reels need a video.");
+    if (first?.type !== "video") throw new PlatformError("permanent", "Facebook reels need a video.");
     return { kind: "reel", media: first, description: text(content) };
   }
   if (contentType === "facebook_story") {

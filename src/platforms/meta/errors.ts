@@ -6,13 +6,13 @@ import { usageRetryAfterSeconds } from "./usage";
 /**
  * Graph error envelope → PlatformError, shared by Facebook, both Instagrams and Threads. Meta's HTTP status says
  * little (throttles come back 400/403, expired tokens 400), so the `code` decides:
- * - 190 (and 102, 2500: no/invalid session) → auth;
+ * - 190 (and 102, 104, 2500: no/invalid session) → auth;
  * - 4 app, 17 user, 32 page, 613 custom, 80001–80014 business-use-case throttles → transient, wait from usage headers;
  * - 1, 2 unknown/temporary, `is_transient`, 5xx → transient;
  * - anything else (100 invalid parameter, 10/200–299 permission, 368 policy block, 506 duplicate…) → permanent.
  */
 
-const AUTH_CODES = new Set([102, 190, 2500]);
+const AUTH_CODES = new Set([102, 104, 190, 2500]);
 const THROTTLE_CODES = new Set([4, 17, 32, 613]);
 /** 1/2 unknown or temporary; 9007 "media not ready" when publishing an unfinished container. */
 const TRANSIENT_CODES = new Set([1, 2, 9007]);
@@ -54,7 +54,9 @@ export function graphErrorMessage(body: GraphErrorBody | null, fallback: string)
   const e = body?.error;
   const bySubcode = e?.error_subcode !== undefined ? SUBCODE_REASONS[e.error_subcode] : undefined;
   if (bySubcode) return bySubcode;
-  const text = e?.error_user_msg?.trim() || e?.message?.replace(/^\(#\d+\)\s*/, "").trim() || "";
+  // rupload answers `{"debug_info":{"type","message"}}` instead of the Graph envelope.
+  const debug = (body as { debug_info?: { message?: string } } | null)?.debug_info?.message;
+  const text = e?.error_user_msg?.trim() || e?.message?.replace(/^\(#\d+\)\s*/, "").trim() || debug?.trim() || "";
   return text || fallback;
 }
 
