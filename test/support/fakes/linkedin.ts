@@ -223,7 +223,7 @@ export class LinkedInFake {
       | { video?: string; uploadToken?: string; uploadedPartIds?: string[] }
       | undefined;
     const asset = this.assets.get(req?.video ?? "");
-    if (!asset || asset.kind !== "video") return linkedInError(404, "NOT_FOUND", "Video not found");
+    if (asset?.kind !== "video") return linkedInError(404, "NOT_FOUND", "Video not found");
     const expected = asset.parts.map((p) => p.etag);
     if (
       req?.uploadToken !== asset.uploadToken ||
@@ -238,7 +238,7 @@ export class LinkedInFake {
 
   private readVideo(urn: string): Response {
     const asset = this.assets.get(urn);
-    if (!asset || asset.kind !== "video") return linkedInError(404, "NOT_FOUND", `Video ${urn} not found`);
+    if (asset?.kind !== "video") return linkedInError(404, "NOT_FOUND", `Video ${urn} not found`);
     if (asset.status === "PROCESSING") {
       if (asset.pendingPolls > 0) asset.pendingPolls--;
       else asset.status = this.videoFailure ? "PROCESSING_FAILED" : "AVAILABLE";
@@ -282,7 +282,7 @@ export class LinkedInFake {
     }
     for (const id of ids) {
       const asset = this.assets.get(id);
-      if (!asset || asset.status !== "AVAILABLE") {
+      if (asset?.status !== "AVAILABLE") {
         return linkedInError(400, "INVALID_CONTENT", `Media ${id} is not available. It may still be processing.`);
       }
       if (asset.owner !== author) {

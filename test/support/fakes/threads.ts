@@ -146,7 +146,7 @@ export class ThreadsFake {
       }
       for (const c of children) {
         const child = this.containers.get(c);
-        if (!child || child.params.is_carousel_item !== "true" || child.status !== "FINISHED") {
+        if (child?.params.is_carousel_item !== "true" || child.status !== "FINISHED") {
           return graphErrorResponse(400, { message: "Param children is invalid.", type: "THApiException", code: 100 });
         }
       }
@@ -173,7 +173,7 @@ export class ThreadsFake {
 
   private publish(owner: string, p: Record<string, unknown>): Response {
     const c = this.containers.get(String(p.creation_id ?? ""));
-    if (!c || c.status !== "FINISHED") {
+    if (c?.status !== "FINISHED") {
       return graphErrorResponse(400, {
         message: "The requested resource does not exist",
         type: "THApiException",
