@@ -104,6 +104,13 @@ export function expiredTokenResponse(): Response {
   });
 }
 
+const THROTTLE_MESSAGES: Record<number, string> = {
+  4: "Application request limit reached",
+  17: "User request limit reached",
+  32: "Page request limit reached",
+  613: "Calls to this api have exceeded the rate limit.",
+};
+
 /**
  * A throttle: app-level (code 4, `X-App-Usage` at 100 %) or business-use-case (80001 pages / 80002 Instagram,
  * `X-Business-Use-Case-Usage` with `estimated_time_to_regain_access` in minutes). Meta sends no Retry-After.
@@ -143,7 +150,7 @@ export function metaThrottle(
   }
   return graphErrorResponse(
     status,
-    { message: `(#${code}) Application request limit reached`, code, is_transient: true },
+    { message: `(#${code}) ${THROTTLE_MESSAGES[code]}`, code, is_transient: true },
     { "x-app-usage": JSON.stringify({ call_count: 100, total_cputime: 35, total_time: 40 }) },
   );
 }
