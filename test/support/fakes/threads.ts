@@ -66,7 +66,7 @@ export class ThreadsFake {
   }
 
   private id(): string {
-    return String(18_050_000_000_000_000 + ++this.seq);
+    return String(18_050_000_000_000_000n + BigInt(++this.seq));
   }
 
   private async handle(request: Request): Promise<Response> {
