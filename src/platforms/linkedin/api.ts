@@ -135,7 +135,7 @@ export class LinkedInApi {
   async createPost(body: Record<string, unknown>): Promise<string> {
     const res = await this.call("POST", "/rest/posts", body);
     await res.body?.cancel();
-    const urn = res.headers.get("x-restli-id");
+    const urn = res.headers.get("x-restli-id") ?? res.headers.get("x-linkedin-id");
     if (!urn) throw new PlatformError("permanent", "LinkedIn accepted the post but returned no post id.");
     return urn;
   }
