@@ -32,7 +32,7 @@ export function encodeParams(params: GraphParams): URLSearchParams {
 export class GraphClient {
   constructor(
     private readonly ctx: AdapterContext,
-    readonly opts: GraphClientOptions,
+    private readonly opts: GraphClientOptions,
   ) {}
 
   get label(): string {
