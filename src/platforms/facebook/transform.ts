@@ -1,0 +1,94 @@
+import type { ProcessingState } from "../meta/containers";
+import { insightValues, labelMetrics } from "../meta/insights";
+import type { InsightsResponse } from "../meta/types";
+import { type AdapterMedia, type Metric, PlatformError } from "../types";
+import type { FbFeedResponse, FbVideoStatus } from "./types";
+
+/** Pure request/response mapping for Facebook Pages (platforms.md §4). Video goes by its public URL. */
+
+export type FacebookPlan =
+  | { kind: "text"; body: Record<string, unknown> }
+  | { kind: "photo"; body: Record<string, unknown> }
+  | { kind: "video"; body: Record<string, unknown> }
+  | { kind: "multi_photo"; photos: Array<Record<string, unknown>>; message: string | undefined }
+  | { kind: "reel"; media: AdapterMedia; description: string | undefined }
+  | { kind: "photo_story"; photo: Record<string, unknown> }
+  | { kind: "video_story"; media: AdapterMedia };
+
+const text = (content: string): string | undefined => (content.trim() === "" ? undefined : content);
+
+export function planFacebook(contentType: string, content: string, media: AdapterMedia[]): FacebookPlan {
+  const first = media[0];
+  if (contentType === "facebook_reel") {
+    if (first?.type !== "video") throw new PlatformError("permanent", "Facebook reels need a video.");
+    return { kind: "reel", media: first, description: text(content) };
+  }
+  if (contentType === "facebook_story") {
+    if (!first) throw new PlatformError("permanent", "Facebook stories need an image or a video.");
+    return first.type === "video"
+      ? { kind: "video_story", media: first }
+      : { kind: "photo_story", photo: { url: first.url, published: false } };
+  }
+  if (!first) {
+    if (!text(content)) throw new PlatformError("permanent", "Facebook posts need text or media.");
+    return { kind: "text", body: { message: content, published: true } };
+  }
+  if (media.length === 1) {
+    return first.type === "video"
+      ? { kind: "video", body: { file_url: first.url, description: text(content), published: true } }
+      : { kind: "photo", body: { url: first.url, message: text(content), published: true } };
+  }
+  if (media.some((m) => m.type === "video")) {
+    throw new PlatformError("permanent", "Facebook posts with several media items accept images only.");
+  }
+  return {
+    kind: "multi_photo",
+    photos: media.map((m) => ({ url: m.url, published: false })),
+    message: text(content),
+  };
+}
+
+export function attachedMediaBody(photoIds: string[], message: string | undefined): Record<string, unknown> {
+  return { message, attached_media: photoIds.map((id) => ({ media_fbid: id })), published: true };
+}
+
+/** `{page}_{post}` → `https://www.facebook.com/{page}/posts/{post}` when Meta gave no permalink. */
+export function postUrl(pageId: string, postId: string, permalink?: string): string {
+  if (permalink) return permalink;
+  const [page, post] = postId.includes("_") ? postId.split("_", 2) : [pageId, postId];
+  return `https://www.facebook.com/${page}/posts/${post}`;
+}
+
+export function feedResult(pageId: string, res: FbFeedResponse): { platformPostId: string; platformUrl: string } {
+  return { platformPostId: res.id, platformUrl: postUrl(pageId, res.id, res.permalink_url) };
+}
+
+export const videoUrl = (pageId: string, videoId: string): string =>
+  `https://www.facebook.com/${pageId}/videos/${videoId}`;
+export const reelUrl = (videoId: string): string => `https://www.facebook.com/reel/${videoId}`;
+
+/** Reel processing: `status.video_status` ready (or the publishing phase complete) / error with the phase's reason. */
+export function reelState(s: FbVideoStatus): ProcessingState {
+  const st = s.status;
+  const phaseError =
+    st?.uploading_phase?.error?.message ?? st?.processing_phase?.error?.message ?? st?.publishing_phase?.error?.message;
+  if (st?.video_status === "error" || phaseError) {
+    return { state: "failed", reason: phaseError ?? "Facebook could not process the video." };
+  }
+  if (st?.video_status === "ready" || st?.publishing_phase?.status === "complete") return { state: "ready" };
+  return { state: "pending" };
+}
+
+/** decisions §11: Impressions, Unique impressions, Reactions (sum over reaction types), Clicks. */
+const LABELS: Array<[string, string]> = [
+  ["Impressions", "post_impressions"],
+  ["Unique impressions", "post_impressions_unique"],
+  ["Reactions", "post_reactions_by_type_total"],
+  ["Clicks", "post_clicks"],
+];
+
+export const FACEBOOK_METRIC_NAMES = LABELS.map(([, name]) => name).join(",");
+
+export function facebookMetrics(resp: InsightsResponse | null): Metric[] {
+  return labelMetrics(insightValues(resp), LABELS);
+}

@@ -1,0 +1,85 @@
+import { log } from "../../lib/logger";
+import { requireToken } from "../meta/graph";
+import { refreshLongLivedToken } from "../meta/refresh";
+import { registerAdapter } from "../registry";
+import { type AdapterContext, type PlatformAdapter, PlatformError, type PublishRequest } from "../types";
+import { INSTAGRAM_LABEL, InstagramApi, type InstagramFlavour, instagramClient } from "./api";
+import { carouselParent, instagramMetricNames, instagramMetrics, instagramUrl, planInstagram } from "./transform";
+
+/**
+ * Instagram via Instagram Login (`instagram`) and via Facebook Login (`instagram-facebook`): one container flow
+ * (create → poll `status_code` → `media_publish`), two hosts and token kinds.
+ */
+
+function igUserId(flavour: InstagramFlavour, account: PublishRequest["account"]): string {
+  if (account.platformUserId) return account.platformUserId;
+  // Instagram Login tokens belong to one IG account, so `me` names it; Facebook Login needs the IG business id.
+  if (flavour === "instagram") return "me";
+  throw new PlatformError("permanent", "The Instagram account has no Instagram business account id.");
+}
+
+function api(ctx: AdapterContext, flavour: InstagramFlavour, account: PublishRequest["account"]): InstagramApi {
+  const token = requireToken(INSTAGRAM_LABEL, account.credentials.access_token);
+  return new InstagramApi(ctx, instagramClient(ctx, flavour, token), igUserId(flavour, account));
+}
+
+export function createInstagramAdapter(flavour: InstagramFlavour): PlatformAdapter {
+  return {
+    platform: flavour,
+
+    async publish(ctx, req) {
+      const ig = api(ctx, flavour, req.account);
+      const plan = planInstagram(req.contentType, req.content, req.media);
+
+      let creationId: string;
+      if (plan.kind === "single") {
+        creationId = await ig.createContainer(plan.container);
+        await ig.waitUntilFinished(creationId);
+      } else {
+        const children: string[] = [];
+        for (const child of plan.children) children.push(await ig.createContainer(child));
+        for (const id of children) await ig.waitUntilFinished(id);
+        creationId = await ig.createContainer(carouselParent(children, plan.caption));
+        await ig.waitUntilFinished(creationId);
+      }
+
+      const mediaId = await ig.publish(creationId);
+      // The post is live: a failed permalink lookup must not fail (and so retry, and duplicate) the publish.
+      let platformUrl: string | null = null;
+      try {
+        platformUrl = instagramUrl(await ig.permalink(mediaId), req.contentType);
+      } catch (err) {
+        log("warn", "instagram.permalink_failed", {
+          mediaId,
+          reason: err instanceof Error ? err.message : String(err),
+        });
+      }
+      return { platformPostId: mediaId, platformUrl };
+    },
+
+    async refresh(ctx, account) {
+      if (flavour === "instagram-facebook") {
+        throw new PlatformError(
+          "auth",
+          "Instagram (Facebook Business) tokens cannot be refreshed; reconnect the account.",
+        );
+      }
+      return refreshLongLivedToken(ctx, account, {
+        label: INSTAGRAM_LABEL,
+        host: ctx.config.INSTAGRAM_GRAPH_URL,
+        grantType: "ig_refresh_token",
+      });
+    },
+
+    async metrics(ctx, req) {
+      const ig = api(ctx, flavour, req.account);
+      const resp = await ig.insights(req.platformPostId, instagramMetricNames(req.contentType));
+      return instagramMetrics(req.contentType, resp);
+    },
+  };
+}
+
+export const instagramAdapter = createInstagramAdapter("instagram");
+export const instagramFacebookAdapter = createInstagramAdapter("instagram-facebook");
+registerAdapter(instagramAdapter);
+registerAdapter(instagramFacebookAdapter);

@@ -1,0 +1,68 @@
+import type { Config } from "../../config";
+import { CONTAINER_POLL, type ProcessingState, waitForContainer } from "../meta/containers";
+import { GraphClient, type GraphParams } from "../meta/graph";
+import type { InsightsResponse } from "../meta/types";
+import type { AdapterContext } from "../types";
+import { containerState } from "./transform";
+import type { IgContainerStatus, IgIdResponse, IgPermalink } from "./types";
+
+/**
+ * Instagram's two hosts. Versions live here, one place per flavour:
+ * - `instagram` (Instagram Login) → INSTAGRAM_GRAPH_URL + /v23.0
+ * - `instagram-facebook` (Facebook Login) → FACEBOOK_GRAPH_URL + /v23.0
+ */
+export const INSTAGRAM_LOGIN_VERSION = "v23.0";
+export const INSTAGRAM_FACEBOOK_VERSION = "v23.0";
+
+export type InstagramFlavour = "instagram" | "instagram-facebook";
+
+export const INSTAGRAM_LABEL = "Instagram";
+
+export function instagramClient(ctx: AdapterContext, flavour: InstagramFlavour, token: string): GraphClient {
+  const c: Config = ctx.config;
+  return new GraphClient(ctx, {
+    label: INSTAGRAM_LABEL,
+    host: flavour === "instagram" ? c.INSTAGRAM_GRAPH_URL : c.FACEBOOK_GRAPH_URL,
+    version: flavour === "instagram" ? INSTAGRAM_LOGIN_VERSION : INSTAGRAM_FACEBOOK_VERSION,
+    token,
+  });
+}
+
+export class InstagramApi {
+  constructor(
+    private readonly ctx: AdapterContext,
+    private readonly graph: GraphClient,
+    private readonly igUserId: string,
+  ) {}
+
+  async createContainer(params: GraphParams): Promise<string> {
+    const res = await this.graph.postForm<IgIdResponse>(`/${this.igUserId}/media`, params);
+    return res.id;
+  }
+
+  containerStatus(id: string): Promise<IgContainerStatus> {
+    return this.graph.get<IgContainerStatus>(`/${id}`, { fields: "status_code,status" });
+  }
+
+  /** Polls `status_code` until FINISHED; ERROR/EXPIRED → permanent with Instagram's reason. */
+  waitUntilFinished(id: string): Promise<void> {
+    const check = async (): Promise<ProcessingState> =>
+      containerState(await this.containerStatus(id), this.graph.label);
+    return waitForContainer(this.ctx, check, { label: this.graph.label, ...CONTAINER_POLL });
+  }
+
+  async publish(containerId: string): Promise<string> {
+    const res = await this.graph.postForm<IgIdResponse>(`/${this.igUserId}/media_publish`, {
+      creation_id: containerId,
+    });
+    return res.id;
+  }
+
+  permalink(mediaId: string): Promise<IgPermalink> {
+    return this.graph.get<IgPermalink>(`/${mediaId}`, { fields: "permalink,shortcode" });
+  }
+
+  insights(mediaId: string, metrics: string): Promise<InsightsResponse> {
+    return this.graph.get<InsightsResponse>(`/${mediaId}/insights`, { metric: metrics });
+  }
+}

@@ -1,0 +1,107 @@
+import type { Platform } from "../../catalog/platforms";
+import { registerAdapter } from "../registry";
+import {
+  type AdapterAccount,
+  type AdapterContext,
+  type PlatformAdapter,
+  PlatformError,
+  type PublishRequest,
+} from "../types";
+import { LINKEDIN_LABEL, LinkedInApi, refreshLinkedInToken } from "./api";
+import { byteRanges } from "./parts";
+import {
+  authorUrn,
+  imageContent,
+  pageMetrics,
+  planMedia,
+  postBody,
+  postUrl,
+  refreshedCredentials,
+  videoContent,
+} from "./transform";
+
+/**
+ * LinkedIn member (`linkedin`) and LinkedIn Page (`linkedin-page`): same versioned REST API, different author URN.
+ * Images: initializeUpload → PUT; video: initializeUpload → ETag'd part PUTs → finalizeUpload → poll; then
+ * `POST /rest/posts`, whose id comes back in `x-restli-id`. Only pages have post metrics (decisions §11).
+ */
+
+function api(ctx: AdapterContext, account: AdapterAccount): LinkedInApi {
+  const token = account.credentials.access_token;
+  if (!token) throw new PlatformError("auth", `The ${LINKEDIN_LABEL} account has no access token.`);
+  return new LinkedInApi(ctx, token);
+}
+
+async function uploadImages(ctx: AdapterContext, li: LinkedInApi, owner: string, images: PublishRequest["media"]) {
+  const urns: string[] = [];
+  for (const image of images) {
+    const init = await li.initializeImageUpload(owner);
+    await li.uploadImage(init.uploadUrl, await ctx.readMedia(image), image.mimeType);
+    urns.push(init.image);
+  }
+  return urns;
+}
+
+async function uploadVideo(
+  ctx: AdapterContext,
+  li: LinkedInApi,
+  owner: string,
+  video: PublishRequest["media"][number],
+) {
+  const { body, size } = await ctx.openMedia(video);
+  let init: Awaited<ReturnType<LinkedInApi["initializeVideoUpload"]>>;
+  try {
+    init = await li.initializeVideoUpload(owner, size);
+  } catch (err) {
+    await body.cancel().catch(() => {});
+    throw err;
+  }
+  const etags: string[] = [];
+  let i = 0;
+  for await (const part of byteRanges(body, init.uploadInstructions)) {
+    etags.push(await li.uploadPart(init.uploadInstructions[i++]!.uploadUrl, part));
+  }
+  await li.finalizeVideoUpload(init.video, init.uploadToken ?? "", etags);
+  await li.waitForVideo(init.video);
+  return init.video;
+}
+
+function createLinkedInAdapter(platform: Extract<Platform, "linkedin" | "linkedin-page">): PlatformAdapter {
+  const adapter: PlatformAdapter = {
+    platform,
+
+    async publish(ctx, req) {
+      const li = api(ctx, req.account);
+      const author = authorUrn(req.account);
+      const plan = planMedia(req.contentType, req.media);
+      let content: Record<string, unknown> | undefined;
+      if (plan.kind === "images") {
+        content = imageContent(await uploadImages(ctx, li, author, plan.images));
+      } else if (plan.kind === "video") {
+        const title = typeof req.meta.title === "string" && req.meta.title ? req.meta.title : undefined;
+        content = videoContent(await uploadVideo(ctx, li, author, plan.video), title);
+      }
+      const urn = await li.createPost(postBody(author, req.content, content));
+      return { platformPostId: urn, platformUrl: postUrl(urn) };
+    },
+
+    async refresh(ctx, account) {
+      const refreshToken = account.credentials.refresh_token;
+      if (!refreshToken) throw new PlatformError("auth", "The LinkedIn account has no refresh token; reconnect it.");
+      const resp = await refreshLinkedInToken(ctx, refreshToken);
+      return refreshedCredentials(resp, account.credentials, ctx.now());
+    },
+  };
+  if (platform === "linkedin-page") {
+    adapter.metrics = async (ctx, req) => {
+      const stats = await api(ctx, req.account).shareStatistics(authorUrn(req.account), req.platformPostId);
+      return pageMetrics(stats);
+    };
+  }
+  return adapter;
+}
+
+export const linkedInAdapter = createLinkedInAdapter("linkedin");
+export const linkedInPageAdapter = createLinkedInAdapter("linkedin-page");
+registerAdapter(linkedInAdapter);
+registerAdapter(linkedInPageAdapter);

@@ -1,0 +1,178 @@
+import { platformFetch, readJson, retryAfterSeconds } from "../http";
+import { type AdapterContext, PlatformError } from "../types";
+import { errorMessage, secondsUntilUtcMidnight, shareStatisticsQuery, videoState } from "./transform";
+import type {
+  LiErrorBody,
+  LiImageUploadInit,
+  LiShareStatistics,
+  LiTokenResponse,
+  LiVideo,
+  LiVideoUploadInit,
+} from "./types";
+
+/**
+ * LinkedIn's versioned REST API. The version headers live here only: every `/rest/…` call carries
+ * `LinkedIn-Version` and `X-Restli-Protocol-Version`.
+ */
+export const LINKEDIN_VERSION = "202601";
+export const RESTLI_PROTOCOL_VERSION = "2.0.0";
+export const LINKEDIN_LABEL = "LinkedIn";
+export const VIDEO_POLL = { intervalMs: 5_000, maxAttempts: 72 };
+
+/** 401 → auth; 429 → transient until Retry-After or the daily reset (00:00 UTC); 5xx → transient; else permanent. */
+export function linkedInError(res: Response, body: LiErrorBody | null, nowMs: number, token?: string): PlatformError {
+  let message = errorMessage(body, res.status);
+  if (token && token.length >= 8) message = message.split(token).join("[redacted]");
+  if (res.status === 401) return new PlatformError("auth", message, { status: 401 });
+  if (res.status === 429) {
+    const wait = retryAfterSeconds(res.headers, nowMs) ?? secondsUntilUtcMidnight(nowMs);
+    return new PlatformError("transient", message, { status: 429, retryAfterSeconds: wait });
+  }
+  if (res.status >= 500) return new PlatformError("transient", message, { status: res.status });
+  return new PlatformError("permanent", message, { status: res.status });
+}
+
+export class LinkedInApi {
+  constructor(
+    private readonly ctx: AdapterContext,
+    private readonly token: string,
+  ) {}
+
+  private headers(extra: Record<string, string> = {}): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.token}`,
+      "linkedin-version": LINKEDIN_VERSION,
+      "x-restli-protocol-version": RESTLI_PROTOCOL_VERSION,
+      ...extra,
+    };
+  }
+
+  private async call(method: string, pathAndQuery: string, body?: unknown): Promise<Response> {
+    const res = await platformFetch(
+      this.ctx.fetch,
+      LINKEDIN_LABEL,
+      `${this.ctx.config.LINKEDIN_API_URL}${pathAndQuery}`,
+      {
+        method,
+        headers: this.headers(body === undefined ? {} : { "content-type": "application/json" }),
+        body: body === undefined ? undefined : JSON.stringify(body),
+      },
+    );
+    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    return res;
+  }
+
+  private async json<T>(method: string, pathAndQuery: string, body?: unknown): Promise<T> {
+    const res = await this.call(method, pathAndQuery, body);
+    const data = await readJson<T>(res);
+    if (data === null)
+      throw new PlatformError("transient", "LinkedIn returned an empty answer.", { status: res.status });
+    return data;
+  }
+
+  async initializeImageUpload(owner: string): Promise<LiImageUploadInit["value"]> {
+    const res = await this.json<LiImageUploadInit>("POST", "/rest/images?action=initializeUpload", {
+      initializeUploadRequest: { owner },
+    });
+    return res.value;
+  }
+
+  /** Whole image in one PUT to the returned upload URL (Bearer accepted there). */
+  async uploadImage(uploadUrl: string, bytes: Uint8Array, mimeType: string): Promise<void> {
+    const res = await platformFetch(this.ctx.fetch, LINKEDIN_LABEL, uploadUrl, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${this.token}`, "content-type": mimeType },
+      body: bytes,
+    });
+    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    await res.body?.cancel();
+  }
+
+  async initializeVideoUpload(owner: string, fileSizeBytes: number): Promise<LiVideoUploadInit["value"]> {
+    const res = await this.json<LiVideoUploadInit>("POST", "/rest/videos?action=initializeUpload", {
+      initializeUploadRequest: { owner, fileSizeBytes, uploadCaptions: false, uploadThumbnail: false },
+    });
+    return res.value;
+  }
+
+  /** One part PUT; LinkedIn names the part by the `ETag` response header. */
+  async uploadPart(uploadUrl: string, bytes: Uint8Array): Promise<string> {
+    const res = await platformFetch(this.ctx.fetch, LINKEDIN_LABEL, uploadUrl, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${this.token}`, "content-type": "application/octet-stream" },
+      body: bytes,
+    });
+    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    await res.body?.cancel();
+    const etag = res.headers.get("etag");
+    if (!etag) throw new PlatformError("transient", "LinkedIn did not confirm a video part (no ETag).");
+    return etag;
+  }
+
+  async finalizeVideoUpload(video: string, uploadToken: string, uploadedPartIds: string[]): Promise<void> {
+    const res = await this.call("POST", "/rest/videos?action=finalizeUpload", {
+      finalizeUploadRequest: { video, uploadToken, uploadedPartIds },
+    });
+    await res.body?.cancel();
+  }
+
+  video(urn: string): Promise<LiVideo> {
+    return this.json<LiVideo>("GET", `/rest/videos/${encodeURIComponent(urn)}`);
+  }
+
+  /** Polls until AVAILABLE; PROCESSING_FAILED → permanent; still processing after the bound → transient. */
+  async waitForVideo(urn: string): Promise<void> {
+    for (let attempt = 0; attempt < VIDEO_POLL.maxAttempts; attempt++) {
+      if (attempt > 0) await this.ctx.sleep(VIDEO_POLL.intervalMs);
+      const state = videoState(await this.video(urn));
+      if (state === "ready") return;
+      if (typeof state === "object") throw new PlatformError("permanent", state.failed);
+    }
+    throw new PlatformError("transient", "LinkedIn is still processing the video.");
+  }
+
+  /** `POST /rest/posts` → 201, empty body, the post URN in `x-restli-id`. */
+  async createPost(body: Record<string, unknown>): Promise<string> {
+    const res = await this.call("POST", "/rest/posts", body);
+    await res.body?.cancel();
+    const urn = res.headers.get("x-restli-id") ?? res.headers.get("x-linkedin-id");
+    if (!urn) throw new PlatformError("permanent", "LinkedIn accepted the post but returned no post id.");
+    return urn;
+  }
+
+  shareStatistics(orgUrn: string, postUrn: string): Promise<LiShareStatistics> {
+    return this.json<LiShareStatistics>(
+      "GET",
+      `/rest/organizationalEntityShareStatistics?${shareStatisticsQuery(orgUrn, postUrn)}`,
+    );
+  }
+}
+
+/** `refresh_token` grant at LINKEDIN_OAUTH_URL; a refusal (invalid_grant, invalid_client) is kind "auth". */
+export async function refreshLinkedInToken(
+  ctx: AdapterContext,
+  refreshToken: string,
+): Promise<LiTokenResponse & { access_token: string }> {
+  const clientId = ctx.config.LINKEDIN_CLIENT_ID;
+  const clientSecret = ctx.config.LINKEDIN_CLIENT_SECRET;
+  if (!clientId || !clientSecret) {
+    throw new PlatformError("auth", "LinkedIn token refresh is not configured (LINKEDIN_CLIENT_ID/SECRET).");
+  }
+  const res = await platformFetch(ctx.fetch, LINKEDIN_LABEL, `${ctx.config.LINKEDIN_OAUTH_URL}/oauth/v2/accessToken`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      client_id: clientId,
+      client_secret: clientSecret,
+    }).toString(),
+  });
+  const body = await readJson<LiTokenResponse>(res);
+  if (res.ok && body?.access_token) return body as LiTokenResponse & { access_token: string };
+  if (res.status === 429 || res.status >= 500) {
+    throw linkedInError(res, { message: body?.error_description ?? body?.message }, ctx.now());
+  }
+  const reason = body?.error_description || body?.message || `LinkedIn refused the token refresh (HTTP ${res.status}).`;
+  throw new PlatformError("auth", reason, { status: res.status });
+}

@@ -1,0 +1,126 @@
+import type { AccountCredentials } from "../../services/social-accounts/credentials";
+import { type AdapterAccount, type AdapterMedia, type Metric, PlatformError } from "../types";
+import type { LiErrorBody, LiShareStatistics, LiTokenResponse, LiVideo } from "./types";
+
+/** Pure request/response mapping for LinkedIn posts (platforms.md §1–2). */
+
+/** "Little text format": reserved characters are backslash-escaped, else LinkedIn truncates or garbles the text. */
+export function escapeLittleText(text: string): string {
+  return text.replace(/[\\|{}@[\]()<>#*_~]/g, (c) => `\\${c}`);
+}
+
+/** `urn:li:person:<id>` for members, `urn:li:organization:<meta.organization_id or platform id>` for pages. */
+export function authorUrn(account: AdapterAccount): string {
+  if (account.platform === "linkedin-page") {
+    const org =
+      typeof account.meta.organization_id === "string" || typeof account.meta.organization_id === "number"
+        ? String(account.meta.organization_id)
+        : account.platformUserId;
+    if (!org) throw new PlatformError("permanent", "The LinkedIn Page account has no organization id.");
+    return `urn:li:organization:${org}`;
+  }
+  if (!account.platformUserId) throw new PlatformError("permanent", "The LinkedIn account has no member id.");
+  return `urn:li:person:${account.platformUserId}`;
+}
+
+export type LinkedInMediaPlan =
+  | { kind: "none" }
+  | { kind: "images"; images: AdapterMedia[] }
+  | { kind: "video"; video: AdapterMedia };
+
+export function planMedia(contentType: string, media: AdapterMedia[]): LinkedInMediaPlan {
+  const carousel = contentType === "linkedin_carousel" || contentType === "linkedin_page_carousel";
+  if (media.length === 0) {
+    if (carousel) throw new PlatformError("permanent", "LinkedIn carousels need images.");
+    return { kind: "none" };
+  }
+  const videos = media.filter((m) => m.type === "video");
+  if (videos.length > 0) {
+    if (carousel) throw new PlatformError("permanent", "LinkedIn carousels accept images only.");
+    if (media.length > 1) throw new PlatformError("permanent", "LinkedIn posts take one video and nothing else.");
+    return { kind: "video", video: videos[0]! };
+  }
+  return { kind: "images", images: media };
+}
+
+/** One image → `content.media`; 2–20 → `content.multiImage`. */
+export function imageContent(imageUrns: string[]): Record<string, unknown> {
+  if (imageUrns.length === 1) return { media: { id: imageUrns[0] } };
+  return { multiImage: { images: imageUrns.map((id) => ({ id })) } };
+}
+
+export function videoContent(videoUrn: string, title: string | undefined): Record<string, unknown> {
+  return { media: title ? { id: videoUrn, title } : { id: videoUrn } };
+}
+
+export function postBody(author: string, content: string, media?: Record<string, unknown>): Record<string, unknown> {
+  return {
+    author,
+    commentary: escapeLittleText(content),
+    visibility: "PUBLIC",
+    distribution: { feedDistribution: "MAIN_FEED", targetEntities: [], thirdPartyDistributionChannels: [] },
+    ...(media ? { content: media } : {}),
+    lifecycleState: "PUBLISHED",
+    isReshareDisabledByAuthor: false,
+  };
+}
+
+export const postUrl = (urn: string): string => `https://www.linkedin.com/feed/update/${urn}`;
+
+export function videoState(v: LiVideo): "ready" | "pending" | { failed: string } {
+  if (v.status === "AVAILABLE") return "ready";
+  if (v.status === "PROCESSING_FAILED") {
+    return {
+      failed: v.processingFailureReason
+        ? `LinkedIn could not process the video: ${v.processingFailureReason}`
+        : "LinkedIn could not process the video.",
+    };
+  }
+  return "pending";
+}
+
+export function errorMessage(body: LiErrorBody | null, status: number): string {
+  return body?.message?.trim() || `LinkedIn returned HTTP ${status}.`;
+}
+
+/** LinkedIn's daily quotas reset at 00:00 UTC and its 429 carries no header saying so. */
+export function secondsUntilUtcMidnight(nowMs: number): number {
+  const d = new Date(nowMs);
+  const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+  return Math.max(1, Math.ceil((next - nowMs) / 1000));
+}
+
+/** `?q=organizationalEntity&organizationalEntity=<org>&shares=List(<urn>)` (or `ugcPosts=` for ugcPost URNs). */
+export function shareStatisticsQuery(orgUrn: string, postUrn: string): string {
+  const list = postUrn.startsWith("urn:li:ugcPost:") ? "ugcPosts" : "shares";
+  return `q=organizationalEntity&organizationalEntity=${encodeURIComponent(orgUrn)}&${list}=List(${encodeURIComponent(postUrn)})`;
+}
+
+/** decisions §11 LinkedIn Page: Impressions, Likes, Comments, Shares, Clicks. */
+export function pageMetrics(resp: LiShareStatistics | null): Metric[] {
+  const s = resp?.elements?.[0]?.totalShareStatistics ?? {};
+  return [
+    { label: "Impressions", value: s.impressionCount ?? 0 },
+    { label: "Likes", value: s.likeCount ?? 0 },
+    { label: "Comments", value: s.commentCount ?? 0 },
+    { label: "Shares", value: s.shareCount ?? 0 },
+    { label: "Clicks", value: s.clickCount ?? 0 },
+  ];
+}
+
+export function refreshedCredentials(
+  resp: LiTokenResponse & { access_token: string },
+  previous: AccountCredentials,
+  nowMs: number,
+): { credentials: AccountCredentials; expiresAt: number | null } {
+  const expiresAt = typeof resp.expires_in === "number" ? nowMs + resp.expires_in * 1000 : null;
+  return {
+    credentials: {
+      ...previous,
+      access_token: resp.access_token,
+      refresh_token: resp.refresh_token ?? previous.refresh_token,
+      expires_at: expiresAt,
+    },
+    expiresAt,
+  };
+}

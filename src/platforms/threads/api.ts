@@ -1,0 +1,53 @@
+import { CONTAINER_POLL, type ProcessingState, waitForContainer } from "../meta/containers";
+import { GraphClient, type GraphParams } from "../meta/graph";
+import type { InsightsResponse } from "../meta/types";
+import type { AdapterContext } from "../types";
+import { containerState } from "./transform";
+import type { ThreadsContainerStatus, ThreadsIdResponse, ThreadsPermalink } from "./types";
+
+/** Threads Graph calls on THREADS_GRAPH_URL. The version lives here only. */
+export const THREADS_GRAPH_VERSION = "v1.0";
+export const THREADS_LABEL = "Threads";
+
+export class ThreadsApi {
+  private readonly graph: GraphClient;
+  constructor(
+    private readonly ctx: AdapterContext,
+    token: string,
+    private readonly userId: string,
+  ) {
+    this.graph = new GraphClient(ctx, {
+      label: THREADS_LABEL,
+      host: ctx.config.THREADS_GRAPH_URL,
+      version: THREADS_GRAPH_VERSION,
+      token,
+    });
+  }
+
+  async createContainer(params: GraphParams): Promise<string> {
+    return (await this.graph.postForm<ThreadsIdResponse>(`/${this.userId}/threads`, params)).id;
+  }
+
+  containerStatus(id: string): Promise<ThreadsContainerStatus> {
+    return this.graph.get<ThreadsContainerStatus>(`/${id}`, { fields: "status,error_message" });
+  }
+
+  waitUntilFinished(id: string): Promise<void> {
+    const check = async (): Promise<ProcessingState> => containerState(await this.containerStatus(id));
+    return waitForContainer(this.ctx, check, { label: THREADS_LABEL, ...CONTAINER_POLL });
+  }
+
+  async publish(containerId: string): Promise<string> {
+    return (
+      await this.graph.postForm<ThreadsIdResponse>(`/${this.userId}/threads_publish`, { creation_id: containerId })
+    ).id;
+  }
+
+  permalink(mediaId: string): Promise<ThreadsPermalink> {
+    return this.graph.get<ThreadsPermalink>(`/${mediaId}`, { fields: "id,permalink,shortcode" });
+  }
+
+  insights(mediaId: string, metrics: string): Promise<InsightsResponse> {
+    return this.graph.get<InsightsResponse>(`/${mediaId}/insights`, { metric: metrics });
+  }
+}

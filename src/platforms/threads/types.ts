@@ -1,0 +1,23 @@
+/** Threads Graph shapes (platforms.md §7). */
+
+/** `POST /{user-id}/threads` and `POST /{user-id}/threads_publish` → `{id}`. */
+export interface ThreadsIdResponse {
+  id: string;
+}
+
+export type ThreadsContainerStatusValue = "IN_PROGRESS" | "FINISHED" | "PUBLISHED" | "ERROR" | "EXPIRED";
+
+/** `GET /{container-id}?fields=status,error_message`. */
+export interface ThreadsContainerStatus {
+  id?: string;
+  status?: ThreadsContainerStatusValue;
+  /** e.g. "FAILED_DOWNLOADING_VIDEO" */
+  error_message?: string;
+}
+
+/** `GET /{thread-media-id}?fields=id,permalink,shortcode`. */
+export interface ThreadsPermalink {
+  id?: string;
+  permalink?: string;
+  shortcode?: string;
+}

@@ -1,0 +1,359 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { adapterFor } from "../../../src/platforms";
+import type { AdapterMedia, PlatformError, PublishRequest } from "../../../src/platforms/types";
+import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import {
+  fakeFacebookGraph,
+  type MetaGraphFake,
+  metaServerError,
+  metaThrottle,
+  type RecordedCall,
+} from "../../support/fakes/meta";
+
+const adapter = adapterFor("facebook")!;
+const PAGE = "1234567890";
+const AUTH = { authorization: "Bearer access-token" };
+const JSON_HEADERS = { ...AUTH, "content-type": "application/json" };
+const view = (c: RecordedCall) => ({
+  method: c.method,
+  path: c.path,
+  query: c.query,
+  body: c.body,
+  headers: c.headers,
+});
+
+let fake: MetaGraphFake;
+beforeEach(() => {
+  fake = fakeFacebookGraph();
+});
+afterEach(() => fake.uninstall());
+
+const request = (contentType: string, media: AdapterMedia[], content = "Opening hours changed"): PublishRequest => ({
+  postPlatformId: crypto.randomUUID(),
+  contentType,
+  content,
+  media,
+  meta: {},
+  account: testAccount("facebook", { platformUserId: PAGE }),
+});
+
+async function failure(p: Promise<unknown>): Promise<PlatformError> {
+  const err = await p.then(
+    () => {
+      throw new Error("expected a PlatformError");
+    },
+    (e) => e,
+  );
+  expect(err.name).toBe("PlatformError");
+  return err as PlatformError;
+}
+
+describe("Facebook Page publish", () => {
+  it("publishes text to /feed and keeps the permalink_url", async () => {
+    const result = await adapter.publish(testAdapterContext(), request("facebook_post", []));
+    expect(result).toEqual({
+      platformPostId: `${PAGE}_122000001`,
+      platformUrl: `https://www.facebook.com/permalink.php?story_fbid=122000001&id=${PAGE}`,
+    });
+    expect(fake.calls.map(view)).toEqual([
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/feed`,
+        query: { fields: "id,permalink_url" },
+        body: { message: "Opening hours changed", published: true },
+        headers: JSON_HEADERS,
+      },
+    ]);
+  });
+
+  it("publishes one image with /photos and returns its post_id", async () => {
+    const image = await storeTestMedia("image");
+    const result = await adapter.publish(testAdapterContext(), request("facebook_post", [image]));
+    expect(result).toEqual({
+      platformPostId: `${PAGE}_122000002`,
+      platformUrl: `https://www.facebook.com/${PAGE}/posts/122000002`,
+    });
+    expect(fake.calls.map(view)).toEqual([
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/photos`,
+        query: {},
+        body: { url: image.url, message: "Opening hours changed", published: true },
+        headers: JSON_HEADERS,
+      },
+    ]);
+  });
+
+  it("publishes several images as unpublished photos attached to one feed post", async () => {
+    const media = [await storeTestMedia("image"), await storeTestMedia("image"), await storeTestMedia("image")];
+    const result = await adapter.publish(testAdapterContext(), request("facebook_post", media));
+    expect(result).toEqual({
+      platformPostId: `${PAGE}_122000004`,
+      platformUrl: `https://www.facebook.com/permalink.php?story_fbid=122000004&id=${PAGE}`,
+    });
+    expect(fake.calls.map(view)).toEqual([
+      ...media.map((m) => ({
+        method: "POST",
+        path: `/v23.0/${PAGE}/photos`,
+        query: {},
+        body: { url: m.url, published: false },
+        headers: JSON_HEADERS,
+      })),
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/feed`,
+        query: { fields: "id,permalink_url" },
+        body: {
+          message: "Opening hours changed",
+          attached_media: [
+            { media_fbid: "122100000001" },
+            { media_fbid: "122100000002" },
+            { media_fbid: "122100000003" },
+          ],
+          published: true,
+        },
+        headers: JSON_HEADERS,
+      },
+    ]);
+    expect(fake.published.map((p) => p.kind)).toEqual(["feed"]);
+  });
+
+  it("publishes a video by its public URL (file_url)", async () => {
+    const video = await storeTestMedia("video");
+    const result = await adapter.publish(testAdapterContext(), request("facebook_post", [video]));
+    expect(result).toEqual({
+      platformPostId: "122200000001",
+      platformUrl: `https://www.facebook.com/${PAGE}/videos/122200000001`,
+    });
+    expect(fake.calls.map(view)).toEqual([
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/videos`,
+        query: {},
+        body: { file_url: video.url, description: "Opening hours changed", published: true },
+        headers: JSON_HEADERS,
+      },
+    ]);
+  });
+
+  it("publishes a reel: start → rupload with file_url → finish PUBLISHED → status until ready", async () => {
+    fake.videoPolls = 1;
+    const video = await storeTestMedia("video");
+    const sleeps: number[] = [];
+    const result = await adapter.publish(
+      testAdapterContext({ sleep: async (ms) => void sleeps.push(ms) }),
+      request("facebook_reel", [video], "Behind the scenes"),
+    );
+    expect(result).toEqual({
+      platformPostId: "122300000001",
+      platformUrl: "https://www.facebook.com/reel/122300000001",
+    });
+    const status = {
+      method: "GET",
+      path: "/v23.0/122300000001",
+      query: { fields: "status" },
+      body: null,
+      headers: AUTH,
+    };
+    expect(fake.calls.map(view)).toEqual([
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/video_reels`,
+        query: { upload_phase: "start" },
+        body: null,
+        headers: AUTH,
+      },
+      {
+        method: "POST",
+        path: "/video-upload/v23.0/122300000001",
+        query: {},
+        body: null,
+        headers: { authorization: "OAuth access-token", file_url: video.url },
+      },
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/video_reels`,
+        query: {
+          upload_phase: "finish",
+          video_id: "122300000001",
+          video_state: "PUBLISHED",
+          description: "Behind the scenes",
+        },
+        body: null,
+        headers: AUTH,
+      },
+      status,
+      status,
+    ]);
+    expect(sleeps).toEqual([3000]);
+    expect(fake.published.map((p) => p.kind)).toEqual(["reel"]);
+  });
+
+  it("fails a reel permanently with Facebook's processing error", async () => {
+    fake.reelError = "The video file you tried to upload is too short. Reels must be at least 3 seconds.";
+    const err = await failure(
+      adapter.publish(testAdapterContext(), request("facebook_reel", [await storeTestMedia("video")])),
+    );
+    expect([err.kind, err.message]).toEqual([
+      "permanent",
+      "The video file you tried to upload is too short. Reels must be at least 3 seconds.",
+    ]);
+  });
+
+  it("publishes a photo story (unpublished photo → photo_stories)", async () => {
+    const image = await storeTestMedia("image");
+    const result = await adapter.publish(testAdapterContext(), request("facebook_story", [image]));
+    expect(result).toEqual({ platformPostId: "122500000002", platformUrl: null });
+    expect(fake.calls.map(view)).toEqual([
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/photos`,
+        query: {},
+        body: { url: image.url, published: false },
+        headers: JSON_HEADERS,
+      },
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/photo_stories`,
+        query: {},
+        body: { photo_id: "122100000001" },
+        headers: JSON_HEADERS,
+      },
+    ]);
+  });
+
+  it("publishes a video story (start → rupload → finish)", async () => {
+    const video = await storeTestMedia("video");
+    const result = await adapter.publish(testAdapterContext(), request("facebook_story", [video]));
+    expect(result).toEqual({ platformPostId: "122400000002", platformUrl: null });
+    expect(fake.calls.map(view)).toEqual([
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/video_stories`,
+        query: {},
+        body: { upload_phase: "start" },
+        headers: JSON_HEADERS,
+      },
+      {
+        method: "POST",
+        path: "/video-upload/v23.0/122300000001",
+        query: {},
+        body: null,
+        headers: { authorization: "OAuth access-token", file_url: video.url },
+      },
+      {
+        method: "POST",
+        path: `/v23.0/${PAGE}/video_stories`,
+        query: {},
+        body: { upload_phase: "finish", video_id: "122300000001" },
+        headers: JSON_HEADERS,
+      },
+    ]);
+  });
+
+  it("maps a Page throttle (400, code 80001) to transient with the BUC wait", async () => {
+    fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () =>
+      metaThrottle({ code: 80001, regainMinutes: 5, businessId: PAGE }),
+    );
+    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    expect({ kind: err.kind, status: err.status, retryAfterSeconds: err.retryAfterSeconds }).toEqual({
+      kind: "transient",
+      status: 400,
+      retryAfterSeconds: 300,
+    });
+    expect(fake.published).toEqual([]);
+  });
+
+  it("maps a page-level throttle (code 32) to transient", async () => {
+    fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () => metaThrottle({ code: 32, status: 403 }));
+    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    expect([err.kind, err.status, err.message]).toEqual(["transient", 403, "Page request limit reached"]);
+  });
+
+  it("maps a 5xx to transient", async () => {
+    fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () => metaServerError(500));
+    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    expect([err.kind, err.status]).toEqual(["transient", 500]);
+  });
+
+  it("maps an expired Page token to kind auth", async () => {
+    fake.expiredTokens.add("access-token");
+    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    expect(err.kind).toBe("auth");
+  });
+
+  it("fails permanently with Facebook's words for a duplicate status (code 506)", async () => {
+    await adapter.publish(testAdapterContext(), request("facebook_post", [], "Same text"));
+    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [], "Same text")));
+    expect([err.kind, err.status, err.message]).toEqual([
+      "permanent",
+      400,
+      "This status update is identical to the last one you posted. Try posting something different, or delete your previous update.",
+    ]);
+    expect(fake.published).toHaveLength(1);
+  });
+
+  it("refuses several media with a video before calling Facebook", async () => {
+    const media = [await storeTestMedia("image"), await storeTestMedia("video")];
+    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", media)));
+    expect([err.kind, err.message]).toEqual([
+      "permanent",
+      "Facebook posts with several media items accept images only.",
+    ]);
+    expect(fake.calls).toEqual([]);
+  });
+
+  it("has no refresh grant", async () => {
+    const err = await failure(adapter.refresh!(testAdapterContext(), testAccount("facebook")));
+    expect([err.kind, err.message]).toEqual([
+      "auth",
+      "Facebook Page tokens cannot be refreshed; reconnect the account.",
+    ]);
+    expect(fake.calls).toEqual([]);
+  });
+});
+
+describe("Facebook metrics", () => {
+  it("reads post insights into Impressions, Unique impressions, Reactions, Clicks", async () => {
+    fake.setInsights(`${PAGE}_122000777`, {
+      post_impressions: 3021,
+      post_impressions_unique: 1877,
+      post_reactions_by_type_total: { like: 40, love: 6, wow: 1, haha: 2, sorry: 0, anger: 1 },
+      post_clicks: 95,
+    });
+    const metrics = await adapter.metrics!(testAdapterContext(), {
+      platformPostId: `${PAGE}_122000777`,
+      platformUrl: null,
+      contentType: "facebook_post",
+      account: testAccount("facebook", { platformUserId: PAGE }),
+    });
+    expect(metrics).toEqual([
+      { label: "Impressions", value: 3021 },
+      { label: "Unique impressions", value: 1877 },
+      { label: "Reactions", value: 50 },
+      { label: "Clicks", value: 95 },
+    ]);
+    expect(fake.calls.map(view)).toEqual([
+      {
+        method: "GET",
+        path: `/v23.0/${PAGE}_122000777/insights`,
+        query: { metric: "post_impressions,post_impressions_unique,post_reactions_by_type_total,post_clicks" },
+        body: null,
+        headers: AUTH,
+      },
+    ]);
+  });
+
+  it("maps an unknown post to a permanent error with Meta's message", async () => {
+    const err = await failure(
+      adapter.metrics!(testAdapterContext(), {
+        platformPostId: "nope",
+        platformUrl: null,
+        contentType: "facebook_post",
+        account: testAccount("facebook"),
+      }),
+    );
+    expect(err.kind).toBe("permanent");
+    expect(err.message).toMatch(/^Unsupported get request\. Object with ID 'nope' does not exist/);
+  });
+});

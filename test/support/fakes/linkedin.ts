@@ -1,0 +1,363 @@
+import { fakeOrigin } from "../fake-fetch";
+import { type Override, type RecordedCall, recordRequest, takeOverride } from "./meta";
+
+/**
+ * A fake LinkedIn (platforms.md §1–2): the versioned REST API on `https://linkedin.fake` and OAuth on
+ * `https://linkedin-oauth.fake`. It answers like the real one:
+ * - every `/rest/…` call needs `LinkedIn-Version: YYYYMM` and `X-Restli-Protocol-Version: 2.0.0`;
+ * - errors `{"status","serviceErrorCode","code","message"}` (401 EXPIRED_ACCESS_TOKEN, 422 UNPROCESSABLE_ENTITY…);
+ *   throttling is a bare 429 with no rate-limit headers;
+ * - images: initializeUpload → PUT to the returned upload URL; video: initializeUpload with parts of `partSize`
+ *   bytes (4 MiB real, small in tests) → PUT each part (ETag header) → finalizeUpload (ETags in order) →
+ *   `GET /rest/videos/{urn}` WAITING_UPLOAD/PROCESSING → AVAILABLE | PROCESSING_FAILED;
+ * - `POST /rest/posts` → 201 with empty body and the URN in `x-restli-id`;
+ * - organizationalEntityShareStatistics; refresh_token grant with OAuth error bodies.
+ * Every request (both origins) is recorded in `calls`; created posts in `posts`.
+ */
+
+export const LINKEDIN_ORIGIN = "https://linkedin.fake";
+export const LINKEDIN_OAUTH_ORIGIN = "https://linkedin-oauth.fake";
+
+interface Asset {
+  urn: string;
+  kind: "image" | "video";
+  owner: string;
+  status: "WAITING_UPLOAD" | "PROCESSING" | "AVAILABLE" | "PROCESSING_FAILED";
+  size: number;
+  parts: Array<{ firstByte: number; lastByte: number; etag?: string; uploadUrl: string }>;
+  uploadToken: string;
+  pendingPolls: number;
+  bytes: number;
+}
+
+export function linkedInError(status: number, code: string, message: string, serviceErrorCode?: number): Response {
+  return new Response(JSON.stringify({ status, ...(serviceErrorCode ? { serviceErrorCode } : {}), code, message }), {
+    status,
+    headers: { "content-type": "application/json", "x-li-uuid": "fakeUuid==", "x-restli-protocol-version": "2.0.0" },
+  });
+}
+
+/** LinkedIn throttling: 429 and nothing else to go on. */
+export function linkedInThrottle(): Response {
+  return linkedInError(
+    429,
+    "TOO_MANY_REQUESTS",
+    "Resource level throttle APPLICATION DAY limit for calls to this resource is reached.",
+  );
+}
+
+const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
+
+export class LinkedInFake {
+  readonly calls: RecordedCall[] = [];
+  readonly posts: Array<{ urn: string; body: Record<string, unknown> }> = [];
+  readonly validTokens = new Set<string>(["access-token"]);
+  readonly expiredTokens = new Set<string>();
+  readonly refreshTokens = new Set<string>(["refresh-token"]);
+  /** Video part size; the real API uses 4 MiB. */
+  partSize = 4;
+  /** Polls answered PROCESSING after finalize before AVAILABLE. */
+  videoPolls = 1;
+  /** When set, videos end PROCESSING_FAILED with this reason. */
+  videoFailure: string | undefined;
+  shareStatistics = new Map<string, Record<string, number>>();
+  private readonly assets = new Map<string, Asset>();
+  private readonly overrides: Override[] = [];
+  private seq = 0;
+  private refreshSeq = 0;
+  readonly uninstall: () => void;
+
+  constructor() {
+    const a = fakeOrigin(LINKEDIN_ORIGIN, (r) => this.handle(r));
+    const b = fakeOrigin(LINKEDIN_OAUTH_ORIGIN, (r) => this.handleOAuth(r));
+    this.uninstall = () => {
+      a();
+      b();
+    };
+  }
+
+  failNext(match: { method?: string; path: RegExp | string }, respond: () => Response, times = 1): void {
+    this.overrides.push({ ...match, respond, remaining: times });
+  }
+
+  summary(): string[] {
+    return this.calls.map((c) => `${c.method} ${c.path}`);
+  }
+
+  private next(): string {
+    return String(7_400_000_000_000_000_000n + BigInt(++this.seq));
+  }
+
+  private async handle(request: Request): Promise<Response> {
+    const call = await recordRequest(request);
+    this.calls.push(call);
+    const override = takeOverride(this.overrides, call);
+    if (override) return override;
+
+    const auth = request.headers.get("authorization")?.match(/^Bearer (.+)$/)?.[1];
+    if (!auth) return linkedInError(401, "EMPTY_ACCESS_TOKEN", "Empty oauth2 access token", 65604);
+    if (this.expiredTokens.has(auth))
+      return linkedInError(401, "EXPIRED_ACCESS_TOKEN", "The token used in the request has expired", 65601);
+    if (!this.validTokens.has(auth)) return linkedInError(401, "INVALID_ACCESS_TOKEN", "Invalid access token", 65600);
+
+    if (call.path.startsWith("/dms-uploads/")) return this.upload(call);
+
+    if (call.path.startsWith("/rest/")) {
+      const version = request.headers.get("linkedin-version");
+      if (!version) {
+        return linkedInError(
+          400,
+          "VERSION_MISSING",
+          "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
+        );
+      }
+      if (!/^\d{6}$/.test(version)) {
+        return linkedInError(400, "INVALID_VERSION", `Invalid version format: ${version}`);
+      }
+      if (request.headers.get("x-restli-protocol-version") !== "2.0.0") {
+        return linkedInError(400, "ILLEGAL_ARGUMENT", "Rest.li protocol version 2.0.0 is required");
+      }
+    }
+
+    const body = call.body ?? {};
+    const action = call.query.action;
+    if (call.method === "POST" && call.path === "/rest/images" && action === "initializeUpload")
+      return this.initImage(body);
+    if (call.method === "POST" && call.path === "/rest/videos" && action === "initializeUpload")
+      return this.initVideo(body);
+    if (call.method === "POST" && call.path === "/rest/videos" && action === "finalizeUpload")
+      return this.finalize(body);
+    if (call.method === "GET" && call.path.startsWith("/rest/videos/")) {
+      return this.readVideo(decodeURIComponent(call.path.slice("/rest/videos/".length)));
+    }
+    if (call.method === "POST" && call.path === "/rest/posts") return this.createPost(body);
+    if (call.method === "GET" && call.path === "/rest/organizationalEntityShareStatistics") return this.stats(request);
+    return linkedInError(404, "NOT_FOUND", `No virtual resource found`);
+  }
+
+  private initImage(body: Record<string, unknown>): Response {
+    const owner = (body.initializeUploadRequest as { owner?: string } | undefined)?.owner;
+    if (!owner || !/^urn:li:(person|organization):/.test(owner)) {
+      return linkedInError(422, "UNPROCESSABLE_ENTITY", "/initializeUploadRequest/owner :: owner is required");
+    }
+    const id = `D4E10AQ${this.next()}`;
+    const urn = `urn:li:image:${id}`;
+    const uploadUrl = `${LINKEDIN_ORIGIN}/dms-uploads/${id}/uploadedImage/0?ca=vector_ads&cn=uploads&m=AQ&app=1&sync=0&v=beta&ut=fake`;
+    this.assets.set(urn, {
+      urn,
+      kind: "image",
+      owner,
+      status: "WAITING_UPLOAD",
+      size: 0,
+      parts: [{ firstByte: 0, lastByte: -1, uploadUrl }],
+      uploadToken: "",
+      pendingPolls: 0,
+      bytes: 0,
+    });
+    return json({ value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl, image: urn } });
+  }
+
+  private initVideo(body: Record<string, unknown>): Response {
+    const req = body.initializeUploadRequest as { owner?: string; fileSizeBytes?: number } | undefined;
+    if (!req?.owner || typeof req.fileSizeBytes !== "number" || req.fileSizeBytes <= 0) {
+      return linkedInError(422, "UNPROCESSABLE_ENTITY", "/initializeUploadRequest/fileSizeBytes :: field is required");
+    }
+    const id = `D4E10AQ${this.next()}`;
+    const urn = `urn:li:video:${id}`;
+    const parts: Asset["parts"] = [];
+    for (let first = 0, n = 0; first < req.fileSizeBytes; first += this.partSize, n++) {
+      parts.push({
+        firstByte: first,
+        lastByte: Math.min(req.fileSizeBytes, first + this.partSize) - 1,
+        uploadUrl: `${LINKEDIN_ORIGIN}/dms-uploads/${id}/uploadedVideo/${n}?sau=fake&part=${n}`,
+      });
+    }
+    const uploadToken = parts.length > 1 ? `ViZXJzaW9u${id}` : "";
+    this.assets.set(urn, {
+      urn,
+      kind: "video",
+      owner: req.owner,
+      status: "WAITING_UPLOAD",
+      size: req.fileSizeBytes,
+      parts,
+      uploadToken,
+      pendingPolls: this.videoPolls,
+      bytes: 0,
+    });
+    return json({
+      value: {
+        uploadUrlsExpireAt: Date.now() + 86_400_000,
+        video: urn,
+        uploadInstructions: parts.map(({ uploadUrl, firstByte, lastByte }) => ({ uploadUrl, lastByte, firstByte })),
+        uploadToken,
+      },
+    });
+  }
+
+  private upload(call: RecordedCall): Response {
+    if (call.method !== "PUT") return linkedInError(405, "METHOD_NOT_ALLOWED", "Method not allowed");
+    const url = `${call.origin}${call.path}?${new URLSearchParams(call.query)}`;
+    for (const asset of this.assets.values()) {
+      const part = asset.parts.find((p) => p.uploadUrl === url);
+      if (!part) continue;
+      const bytes = Number((call.body as { bytes?: number } | null)?.bytes ?? 0);
+      if (asset.kind === "image") {
+        if (bytes === 0) return linkedInError(400, "BAD_REQUEST", "Empty upload");
+        asset.status = "AVAILABLE";
+        asset.bytes = bytes;
+        return new Response(null, { status: 201 });
+      }
+      if (bytes !== part.lastByte - part.firstByte + 1) {
+        return linkedInError(400, "BAD_REQUEST", `Part size ${bytes} does not match the upload instruction.`);
+      }
+      part.etag = `/ETag-${asset.parts.indexOf(part)}-${bytes}`;
+      asset.bytes += bytes;
+      return new Response(null, { status: 200, headers: { etag: part.etag } });
+    }
+    return linkedInError(404, "NOT_FOUND", "Upload URL not found or expired");
+  }
+
+  private finalize(body: Record<string, unknown>): Response {
+    const req = body.finalizeUploadRequest as
+      | { video?: string; uploadToken?: string; uploadedPartIds?: string[] }
+      | undefined;
+    const asset = this.assets.get(req?.video ?? "");
+    if (asset?.kind !== "video") return linkedInError(404, "NOT_FOUND", "Video not found");
+    const expected = asset.parts.map((p) => p.etag);
+    if (
+      req?.uploadToken !== asset.uploadToken ||
+      JSON.stringify(req?.uploadedPartIds ?? []) !== JSON.stringify(expected) ||
+      asset.bytes !== asset.size
+    ) {
+      return linkedInError(400, "BAD_REQUEST", "The uploaded part ids do not match the uploaded parts.");
+    }
+    asset.status = "PROCESSING";
+    return new Response(null, { status: 200 });
+  }
+
+  private readVideo(urn: string): Response {
+    const asset = this.assets.get(urn);
+    if (asset?.kind !== "video") return linkedInError(404, "NOT_FOUND", `Video ${urn} not found`);
+    if (asset.status === "PROCESSING") {
+      if (asset.pendingPolls > 0) asset.pendingPolls--;
+      else asset.status = this.videoFailure ? "PROCESSING_FAILED" : "AVAILABLE";
+    }
+    return json({
+      id: urn,
+      owner: asset.owner,
+      status: asset.status,
+      ...(asset.status === "PROCESSING_FAILED" ? { processingFailureReason: this.videoFailure } : {}),
+      ...(asset.status === "AVAILABLE" ? { downloadUrl: `https://dms.licdn.fake/${urn}`, duration: 12000 } : {}),
+    });
+  }
+
+  private createPost(body: Record<string, unknown>): Response {
+    const author = String(body.author ?? "");
+    if (!/^urn:li:(person|organization):\w+$/.test(author)) {
+      return linkedInError(422, "UNPROCESSABLE_ENTITY", `/author :: "${author}" is not a valid author URN`, 100);
+    }
+    if (body.lifecycleState !== "PUBLISHED" || body.visibility !== "PUBLIC" || !body.distribution) {
+      return linkedInError(422, "UNPROCESSABLE_ENTITY", "/lifecycleState :: field is required");
+    }
+    const commentary = String(body.commentary ?? "");
+    if ([...commentary].length > 3000) {
+      return linkedInError(
+        422,
+        "UNPROCESSABLE_ENTITY",
+        "/commentary :: length of the text must not exceed 3000 characters",
+        100,
+      );
+    }
+    const content = body.content as
+      | { media?: { id?: string }; multiImage?: { images?: Array<{ id?: string }> } }
+      | undefined;
+    const ids = content?.media?.id ? [content.media.id] : (content?.multiImage?.images ?? []).map((i) => i.id ?? "");
+    if (content?.multiImage && (ids.length < 2 || ids.length > 20)) {
+      return linkedInError(
+        422,
+        "UNPROCESSABLE_ENTITY",
+        "/content/multiImage/images :: must have between 2 and 20 images",
+      );
+    }
+    for (const id of ids) {
+      const asset = this.assets.get(id);
+      if (asset?.status !== "AVAILABLE") {
+        return linkedInError(400, "INVALID_CONTENT", `Media ${id} is not available. It may still be processing.`);
+      }
+      if (asset.owner !== author) {
+        return linkedInError(
+          403,
+          "ACCESS_DENIED",
+          `Accessing this ${asset.kind} resource is forbidden for the author.`,
+        );
+      }
+    }
+    const kind = ids.some((id) => id.startsWith("urn:li:video:")) ? "ugcPost" : "share";
+    const urn = `urn:li:${kind}:${this.next()}`;
+    this.posts.push({ urn, body });
+    return new Response(null, { status: 201, headers: { "x-restli-id": urn, "x-linkedin-id": urn } });
+  }
+
+  private stats(request: Request): Response {
+    // Rest.li 2.0: List(...) with encoded URNs inside; parse from the raw query to check the encoding.
+    const raw = new URL(request.url).search;
+    const org = raw.match(/organizationalEntity=([^&]+)/)?.[1];
+    const list = raw.match(/(shares|ugcPosts)=List\(([^)]+)\)/);
+    if (!raw.includes("q=organizationalEntity") || !org || !list) {
+      return linkedInError(400, "ILLEGAL_ARGUMENT", "Invalid query parameters passed to request");
+    }
+    const post = decodeURIComponent(list[2]!);
+    const stats = this.shareStatistics.get(post);
+    if (!stats) return json({ paging: { start: 0, count: 10, links: [] }, elements: [] });
+    return json({
+      paging: { start: 0, count: 10, links: [] },
+      elements: [
+        {
+          totalShareStatistics: stats,
+          organizationalEntity: decodeURIComponent(org),
+          [list[1] === "shares" ? "share" : "ugcPost"]: post,
+        },
+      ],
+    });
+  }
+
+  private async handleOAuth(request: Request): Promise<Response> {
+    const call = await recordRequest(request);
+    this.calls.push(call);
+    const override = takeOverride(this.overrides, call);
+    if (override) return override;
+    if (call.method !== "POST" || call.path !== "/oauth/v2/accessToken")
+      return new Response("Not Found", { status: 404 });
+    const p = (call.body ?? {}) as Record<string, string>;
+    if (p.client_id !== "li-client" || p.client_secret !== "li-secret") {
+      return json({ error: "invalid_client", error_description: "Client authentication failed" }, 401);
+    }
+    if (p.grant_type !== "refresh_token") {
+      return json({ error: "unsupported_grant_type", error_description: "The grant type is not supported" }, 400);
+    }
+    if (!p.refresh_token || !this.refreshTokens.has(p.refresh_token)) {
+      return json(
+        {
+          error: "invalid_grant",
+          error_description: "The provided authorization grant or refresh token is invalid, expired or revoked",
+        },
+        400,
+      );
+    }
+    const n = ++this.refreshSeq;
+    const access = `li-access-${n}`;
+    this.validTokens.add(access);
+    return json({
+      access_token: access,
+      expires_in: 5_184_000,
+      refresh_token: p.refresh_token,
+      refresh_token_expires_in: 31_536_000 - n,
+      scope: "openid,profile,w_member_social",
+    });
+  }
+}
+
+export function fakeLinkedIn(): LinkedInFake {
+  return new LinkedInFake();
+}

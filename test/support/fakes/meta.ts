@@ -1,0 +1,754 @@
+import { fakeOrigin } from "../fake-fetch";
+
+/**
+ * A fake Meta Graph host (platforms.md "Meta common", §4, §5–6), answering like the real one:
+ * - the `{"error":{message,type,code,error_subcode,error_user_title,error_user_msg,fbtrace_id}}` envelope, with
+ *   expired tokens as HTTP 400 code 190 and throttles as 400/403 (never 429) plus usage headers;
+ * - `X-App-Usage` on every answer, `X-Business-Use-Case-Usage` with `estimated_time_to_regain_access` on BUC throttles;
+ * - Instagram containers IN_PROGRESS → FINISHED | ERROR (`status_code` + `status` "Error: … 2207026"), publish of an
+ *   unfinished container refused with 9007/2207027;
+ * - Facebook Page feed/photos/videos, reels (start → rupload with `file_url` → finish → status), stories;
+ * - insights with the v22+ metric names only (deprecated `plays`/`impressions` are refused).
+ * Media URLs are accepted blindly (Meta would pull them) as long as they are https.
+ * One class serves `https://facebook.fake` (Pages + Instagram via Facebook Login) and `https://instagram.fake`
+ * (Instagram Login); every request is recorded in `calls`.
+ */
+
+export interface RecordedCall {
+  method: string;
+  origin: string;
+  path: string;
+  query: Record<string, string>;
+  /** Parsed form/JSON body, `{bytes: n}` for binary bodies, null when empty. */
+  body: Record<string, unknown> | null;
+  headers: Record<string, string>;
+}
+
+const RECORDED_HEADERS = [
+  "authorization",
+  "content-type",
+  "file_url",
+  "offset",
+  "file_size",
+  "linkedin-version",
+  "x-restli-protocol-version",
+];
+
+export async function recordRequest(request: Request): Promise<RecordedCall> {
+  const url = new URL(request.url);
+  const headers: Record<string, string> = {};
+  for (const name of RECORDED_HEADERS) {
+    const v = request.headers.get(name);
+    if (v !== null) headers[name] = v;
+  }
+  let body: Record<string, unknown> | null = null;
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    const type = request.headers.get("content-type") ?? "";
+    const buf = new Uint8Array(await request.arrayBuffer());
+    if (buf.byteLength > 0) {
+      const text = new TextDecoder().decode(buf);
+      if (type.includes("application/json")) body = JSON.parse(text);
+      else if (type.includes("application/x-www-form-urlencoded")) body = Object.fromEntries(new URLSearchParams(text));
+      else body = { bytes: buf.byteLength };
+    }
+  }
+  return {
+    method: request.method,
+    origin: url.origin,
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    body,
+    headers,
+  };
+}
+
+export interface GraphErrorFields {
+  message: string;
+  type?: string;
+  code: number;
+  error_subcode?: number;
+  error_user_title?: string;
+  error_user_msg?: string;
+  is_transient?: boolean;
+}
+
+let trace = 0;
+export const APP_USAGE_OK = JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 });
+
+export function graphJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { "content-type": "application/json; charset=UTF-8", "x-app-usage": APP_USAGE_OK, ...headers },
+  });
+}
+
+export function graphErrorResponse(
+  status: number,
+  e: GraphErrorFields,
+  headers: Record<string, string> = {},
+): Response {
+  const error = { type: "OAuthException", is_transient: false, ...e, fbtrace_id: `AfakeTrace${++trace}` };
+  return graphJson({ error }, status, {
+    "www-authenticate": `OAuth "Facebook Platform" "${error.type}" "${e.message}"`,
+    ...headers,
+  });
+}
+
+/** An expired token, as Meta answers it: HTTP 400, OAuthException 190 / 463. */
+export function expiredTokenResponse(): Response {
+  return graphErrorResponse(400, {
+    message:
+      "Error validating access token: Session has expired on Tuesday, 18-Nov-25 10:00:00 PST. The current time is Wednesday, 19-Nov-25 02:00:00 PST.",
+    code: 190,
+    error_subcode: 463,
+  });
+}
+
+const THROTTLE_MESSAGES: Record<number, string> = {
+  4: "Application request limit reached",
+  17: "User request limit reached",
+  32: "Page request limit reached",
+  613: "Calls to this api have exceeded the rate limit.",
+};
+
+/**
+ * A throttle: app-level (code 4, `X-App-Usage` at 100 %) or business-use-case (80001 pages / 80002 Instagram,
+ * `X-Business-Use-Case-Usage` with `estimated_time_to_regain_access` in minutes). Meta sends no Retry-After.
+ */
+export function metaThrottle(
+  opts: {
+    code?: 4 | 17 | 32 | 613 | 80001 | 80002;
+    status?: 400 | 403;
+    regainMinutes?: number;
+    businessId?: string;
+  } = {},
+): Response {
+  const code = opts.code ?? 80002;
+  const status = opts.status ?? (code === 4 ? 403 : 400);
+  if (code >= 80001) {
+    const type = code === 80002 ? "instagram" : "pages";
+    const usage = {
+      [opts.businessId ?? "1234567890"]: [
+        {
+          type,
+          call_count: 100,
+          total_cputime: 27,
+          total_time: 31,
+          estimated_time_to_regain_access: opts.regainMinutes ?? 0,
+        },
+      ],
+    };
+    return graphErrorResponse(
+      status,
+      {
+        message: `(#${code}) There have been too many calls to this ${type === "instagram" ? "Instagram account" : "Page"}. Wait a bit and try again. For more info, please refer to https://developers.facebook.com/docs/graph-api/overview/rate-limiting.`,
+        code,
+        is_transient: true,
+      },
+      { "x-business-use-case-usage": JSON.stringify(usage) },
+    );
+  }
+  return graphErrorResponse(
+    status,
+    { message: `(#${code}) ${THROTTLE_MESSAGES[code]}`, code, is_transient: true },
+    { "x-app-usage": JSON.stringify({ call_count: 100, total_cputime: 35, total_time: 40 }) },
+  );
+}
+
+/** A Graph 5xx as Meta serves it (code 2, transient). */
+export function metaServerError(status = 500): Response {
+  return graphErrorResponse(status, {
+    message: "An unexpected error has occurred. Please retry your request later.",
+    code: 2,
+    is_transient: true,
+  });
+}
+
+/** Token from `Authorization: Bearer|OAuth …` or the `access_token` parameter (both accepted by Meta). */
+export function tokenOf(request: Request, params: Record<string, unknown>): string | undefined {
+  const auth = request.headers.get("authorization");
+  const m = auth?.match(/^(?:Bearer|OAuth)\s+(.+)$/i);
+  if (m) return m[1];
+  return typeof params.access_token === "string" ? params.access_token : undefined;
+}
+
+export interface Override {
+  method?: string;
+  path: RegExp | string;
+  respond: () => Response;
+  remaining: number;
+}
+
+export function takeOverride(overrides: Override[], call: RecordedCall): Response | undefined {
+  const o = overrides.find(
+    (x) =>
+      x.remaining > 0 &&
+      (!x.method || x.method === call.method) &&
+      (typeof x.path === "string" ? call.path === x.path : x.path.test(call.path)),
+  );
+  if (!o) return undefined;
+  o.remaining--;
+  return o.respond();
+}
+
+export function params(call: RecordedCall): Record<string, unknown> {
+  return { ...call.query, ...(call.body ?? {}) };
+}
+
+const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
+const isHttps = (v: unknown): boolean => typeof v === "string" && v.startsWith("https://");
+
+interface Container {
+  kind: "container";
+  id: string;
+  owner: string;
+  params: Record<string, unknown>;
+  mediaType: "IMAGE" | "REELS" | "VIDEO" | "STORIES" | "CAROUSEL";
+  pendingPolls: number;
+  outcome: "FINISHED" | "ERROR";
+  errorStatus?: string;
+  status: "IN_PROGRESS" | "FINISHED" | "ERROR" | "PUBLISHED";
+}
+
+interface IgMedia {
+  kind: "ig_media";
+  id: string;
+  containerId: string;
+  shortcode: string;
+  productType: "FEED" | "REELS" | "STORY";
+}
+
+interface FbPhoto {
+  kind: "photo";
+  id: string;
+  page: string;
+  published: boolean;
+  url: string;
+}
+
+interface FbVideo {
+  kind: "video";
+  id: string;
+  page: string;
+  flow: "reel" | "story" | "video";
+  uploaded: boolean;
+  finished: boolean;
+  pendingPolls: number;
+}
+
+export interface PublishedItem {
+  origin: string;
+  kind: string;
+  id: string;
+  owner: string;
+  params: Record<string, unknown>;
+}
+
+const IG_METRICS: Record<IgMedia["productType"], string[]> = {
+  FEED: ["reach", "likes", "comments", "shares", "saved", "total_interactions", "views", "follows", "profile_visits"],
+  REELS: [
+    "reach",
+    "likes",
+    "comments",
+    "shares",
+    "saved",
+    "total_interactions",
+    "views",
+    "ig_reels_avg_watch_time",
+    "ig_reels_video_view_total_time",
+  ],
+  STORY: ["reach", "views", "replies", "navigation", "shares", "total_interactions", "follows", "profile_visits"],
+};
+const FB_METRICS = [
+  "post_impressions",
+  "post_impressions_unique",
+  "post_clicks",
+  "post_clicks_by_type",
+  "post_reactions_by_type_total",
+  "post_video_views",
+  "post_video_avg_time_watched",
+];
+
+export class MetaGraphFake {
+  readonly calls: RecordedCall[] = [];
+  /** What went live on the network (feed posts, photos, videos, reels, stories, IG media). */
+  readonly published: PublishedItem[] = [];
+  readonly validTokens = new Set<string>(["access-token"]);
+  readonly expiredTokens = new Set<string>();
+  /** Polls answered IN_PROGRESS before a video container (or reel) finishes; images finish at once. */
+  videoPolls = 2;
+  /** When set, the next containers end in ERROR with this `status` text. */
+  processingError: string | undefined;
+  /** When set, reels end with `video_status: "error"` and this processing-phase message. */
+  reelError: string | undefined;
+  private readonly objects = new Map<string, Container | IgMedia | FbPhoto | FbVideo>();
+  private readonly insights = new Map<string, Record<string, number | Record<string, number>>>();
+  private readonly overrides: Override[] = [];
+  private lastFeedMessage = new Map<string, string>();
+  private seq = 0;
+  private refreshSeq = 0;
+  readonly uninstall: () => void;
+
+  constructor(readonly origin: string) {
+    this.uninstall = fakeOrigin(origin, (req) => this.handle(req));
+  }
+
+  /** The next `times` calls matching answer with `respond()` (throttles, 5xx, auth errors). */
+  failNext(match: { method?: string; path: RegExp | string }, respond: () => Response, times = 1): void {
+    this.overrides.push({ ...match, respond, remaining: times });
+  }
+
+  setInsights(
+    id: string,
+    values: Record<string, number | Record<string, number>>,
+    productType?: IgMedia["productType"],
+  ) {
+    this.insights.set(id, values);
+    if (productType && !this.objects.has(id)) {
+      this.objects.set(id, { kind: "ig_media", id, containerId: "", shortcode: `SC${id}`, productType });
+    }
+  }
+
+  /** Every call as `METHOD /path`. */
+  summary(): string[] {
+    return this.calls.map((c) => `${c.method} ${c.path}`);
+  }
+
+  private id(base: number): string {
+    return String(base * 1_000_000 + ++this.seq);
+  }
+
+  private async handle(request: Request): Promise<Response> {
+    const call = await recordRequest(request);
+    this.calls.push(call);
+    const override = takeOverride(this.overrides, call);
+    if (override) return override;
+    const p = params(call);
+
+    if (call.path === "/refresh_access_token") return this.refresh(p);
+
+    const token = tokenOf(request, p);
+    if (!token) {
+      return graphErrorResponse(400, { message: "An access token is required to request this resource.", code: 104 });
+    }
+    if (this.expiredTokens.has(token)) return expiredTokenResponse();
+    if (!this.validTokens.has(token)) {
+      return graphErrorResponse(400, { message: "Invalid OAuth access token - Cannot parse access token", code: 190 });
+    }
+
+    const rupload = call.path.match(/^\/video-upload\/v\d+\.\d+\/(\w+)$/);
+    if (rupload) return this.rupload(request, rupload[1]!);
+
+    const m = call.path.match(/^\/v\d+\.\d+\/([^/]+)(?:\/([^/]+))?$/);
+    if (!m) return graphErrorResponse(400, { message: "Unknown path components", code: 2500 });
+    const [, id, edge] = m as unknown as [string, string, string | undefined];
+
+    if (call.method === "GET") return edge === "insights" ? this.readInsights(id, p) : this.readObject(id, p);
+    if (call.method !== "POST") return graphErrorResponse(400, { message: "Unsupported method", code: 100 });
+    switch (edge) {
+      case "media":
+        return this.createContainer(id, p);
+      case "media_publish":
+        return this.publishContainer(id, p);
+      case "feed":
+        return this.feed(id, p);
+      case "photos":
+        return this.photo(id, p);
+      case "videos":
+        return this.video(id, p);
+      case "video_reels":
+        return this.uploadFlow(id, p, "reel");
+      case "video_stories":
+        return this.uploadFlow(id, p, "story");
+      case "photo_stories":
+        return this.photoStory(id, p);
+      default:
+        return unsupported(id);
+    }
+  }
+
+  // --- Instagram ---------------------------------------------------------------------------------------------
+
+  private createContainer(owner: string, p: Record<string, unknown>): Response {
+    const caption = str(p.caption) ?? "";
+    if ([...caption].length > 2200) {
+      return graphErrorResponse(400, {
+        message: "(#100) The caption is too long.",
+        code: 100,
+        error_subcode: 2207010,
+        error_user_title: "Caption too long",
+        error_user_msg: "The caption exceeds the 2,200 character limit.",
+      });
+    }
+    const type = str(p.media_type) ?? "IMAGE";
+    const mediaType = (
+      ["REELS", "VIDEO", "STORIES", "CAROUSEL"].includes(type) ? type : "IMAGE"
+    ) as Container["mediaType"];
+    let isVideo = false;
+    if (mediaType === "CAROUSEL") {
+      const children = (str(p.children) ?? "").split(",").filter(Boolean);
+      if (children.length < 2 || children.length > 10) {
+        return graphErrorResponse(400, {
+          message: "(#100) The carousel must have between 2 and 10 children.",
+          code: 100,
+          error_subcode: 2207028,
+          error_user_msg: "Carousels need between 2 and 10 items.",
+        });
+      }
+      for (const c of children) {
+        const child = this.objects.get(c);
+        if (child?.kind !== "container" || child.params.is_carousel_item !== "true" || child.status !== "FINISHED") {
+          return graphErrorResponse(400, { message: "(#100) The parameter children is invalid.", code: 100 });
+        }
+      }
+    } else if (p.video_url !== undefined) {
+      if (!isHttps(p.video_url)) return mediaFetchFailed(p.video_url);
+      isVideo = true;
+      if (mediaType === "IMAGE") {
+        return graphErrorResponse(400, {
+          message: "(#100) The parameter media_type is required for videos.",
+          code: 100,
+        });
+      }
+    } else {
+      if (!isHttps(p.image_url)) return mediaFetchFailed(p.image_url);
+      if (!/\.jpe?g(\?|$)/i.test(String(p.image_url))) {
+        return graphErrorResponse(400, {
+          message: "(#9004) Only photo or video can be accepted as media type.",
+          code: 9004,
+          error_subcode: 2207005,
+          error_user_title: "Unsupported format",
+          error_user_msg: "The image format is not supported. Only JPEG images are supported.",
+        });
+      }
+    }
+    const id = this.id(17_895);
+    const failing = this.processingError;
+    this.objects.set(id, {
+      kind: "container",
+      id,
+      owner,
+      params: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, String(v)])),
+      mediaType,
+      pendingPolls: isVideo ? this.videoPolls : 0,
+      outcome: failing && mediaType !== "CAROUSEL" ? "ERROR" : "FINISHED",
+      errorStatus: failing,
+      status: "IN_PROGRESS",
+    });
+    return graphJson({ id });
+  }
+
+  private containerView(c: Container): Record<string, unknown> {
+    if (c.status === "IN_PROGRESS") {
+      if (c.pendingPolls > 0) c.pendingPolls--;
+      else c.status = c.outcome;
+    }
+    return c.status === "ERROR"
+      ? { status_code: "ERROR", status: c.errorStatus, id: c.id }
+      : {
+          status_code: c.status,
+          status:
+            c.status === "IN_PROGRESS"
+              ? "In Progress"
+              : "Finished: Media has been uploaded and it is ready to be published.",
+          id: c.id,
+        };
+  }
+
+  private publishContainer(owner: string, p: Record<string, unknown>): Response {
+    const c = this.objects.get(str(p.creation_id) ?? "");
+    if (c?.kind !== "container") {
+      return graphErrorResponse(400, { message: "(#100) The parameter creation_id is required.", code: 100 });
+    }
+    if (c.status === "PUBLISHED") {
+      return graphErrorResponse(400, {
+        message: "(#100) The media has already been published.",
+        code: 100,
+        error_subcode: 2207006,
+      });
+    }
+    if (c.status !== "FINISHED") {
+      return graphErrorResponse(400, {
+        message: "(#9007) The media is not ready for publishing, please wait for a moment",
+        code: 9007,
+        error_subcode: 2207027,
+        error_user_title: "Media ID is not available",
+        error_user_msg: "The media is not ready for publishing, please wait for a moment.",
+      });
+    }
+    c.status = "PUBLISHED";
+    const id = this.id(17_920);
+    const productType = c.mediaType === "STORIES" ? "STORY" : c.mediaType === "REELS" ? "REELS" : "FEED";
+    this.objects.set(id, { kind: "ig_media", id, containerId: c.id, shortcode: `C${id.slice(-8)}xYz`, productType });
+    this.published.push({ origin: this.origin, kind: "ig_media", id, owner, params: c.params });
+    return graphJson({ id });
+  }
+
+  // --- Facebook Page -----------------------------------------------------------------------------------------
+
+  private feed(page: string, p: Record<string, unknown>): Response {
+    const message = str(p.message) ?? "";
+    if ([...message].length > 63_206) {
+      return graphErrorResponse(400, {
+        message: "(#100) Param message must be at most 63206 characters long.",
+        code: 100,
+      });
+    }
+    let attached: unknown = p.attached_media;
+    if (typeof attached === "string") attached = JSON.parse(attached);
+    const photoIds = Array.isArray(attached)
+      ? attached.map((a) => String((a as { media_fbid?: unknown }).media_fbid))
+      : [];
+    for (const pid of photoIds) {
+      const photo = this.objects.get(pid);
+      if (photo?.kind !== "photo" || photo.published) {
+        return graphErrorResponse(400, {
+          message: `(#100) Param attached_media[0] must be an unpublished photo id.`,
+          code: 100,
+        });
+      }
+    }
+    if (!message && photoIds.length === 0 && !p.link) {
+      return graphErrorResponse(400, { message: "(#100) Missing message or attachment.", code: 100 });
+    }
+    if (message && photoIds.length === 0 && this.lastFeedMessage.get(page) === message) {
+      return graphErrorResponse(400, {
+        message: "Duplicate status message",
+        code: 506,
+        error_subcode: 1455006,
+        error_user_title: "Duplicate Status Update",
+        error_user_msg:
+          "This status update is identical to the last one you posted. Try posting something different, or delete your previous update.",
+      });
+    }
+    this.lastFeedMessage.set(page, message);
+    const postId = `${page}_${this.id(122)}`;
+    for (const pid of photoIds) (this.objects.get(pid) as FbPhoto).published = true;
+    this.published.push({ origin: this.origin, kind: "feed", id: postId, owner: page, params: p });
+    const fields = str(p.fields)?.split(",") ?? [];
+    const out: Record<string, string> = { id: postId };
+    if (fields.includes("permalink_url")) {
+      out.permalink_url = `https://www.facebook.com/permalink.php?story_fbid=${postId.split("_")[1]}&id=${page}`;
+    }
+    return graphJson(out);
+  }
+
+  private photo(page: string, p: Record<string, unknown>): Response {
+    if (!isHttps(p.url)) return graphErrorResponse(400, { message: "(#324) Requires upload file", code: 324 });
+    const published = !(p.published === false || p.published === "false");
+    const id = this.id(122_100);
+    this.objects.set(id, { kind: "photo", id, page, published, url: String(p.url) });
+    if (!published) return graphJson({ id });
+    const postId = `${page}_${this.id(122)}`;
+    this.published.push({ origin: this.origin, kind: "photo", id: postId, owner: page, params: p });
+    return graphJson({ id, post_id: postId });
+  }
+
+  private video(page: string, p: Record<string, unknown>): Response {
+    if (!isHttps(p.file_url)) return graphErrorResponse(400, { message: "(#100) Invalid file_url", code: 100 });
+    const id = this.id(122_200);
+    this.objects.set(id, { kind: "video", id, page, flow: "video", uploaded: true, finished: true, pendingPolls: 0 });
+    this.published.push({ origin: this.origin, kind: "video", id, owner: page, params: p });
+    return graphJson({ id });
+  }
+
+  private uploadFlow(page: string, p: Record<string, unknown>, flow: "reel" | "story"): Response {
+    const phase = str(p.upload_phase);
+    if (phase === "start") {
+      const id = this.id(122_300);
+      this.objects.set(id, {
+        kind: "video",
+        id,
+        page,
+        flow,
+        uploaded: false,
+        finished: false,
+        pendingPolls: this.videoPolls,
+      });
+      return graphJson({ video_id: id, upload_url: `${this.origin}/video-upload/v23.0/${id}` });
+    }
+    if (phase === "finish") {
+      const v = this.objects.get(str(p.video_id) ?? "");
+      if (v?.kind !== "video" || v.flow !== flow) {
+        return graphErrorResponse(400, { message: "(#100) Invalid video_id", code: 100 });
+      }
+      if (!v.uploaded) {
+        return graphErrorResponse(400, {
+          message: "(#6000) There was a problem uploading your video file. Please try again.",
+          code: 6000,
+          error_subcode: 1363130,
+          error_user_title: "Video Upload Is Missing",
+          error_user_msg: "The video was not uploaded.",
+        });
+      }
+      if (flow === "reel" && str(p.video_state) !== "PUBLISHED" && str(p.video_state) !== "DRAFT") {
+        return graphErrorResponse(400, { message: "(#100) Invalid video_state", code: 100 });
+      }
+      v.finished = true;
+      if (flow === "story") {
+        const postId = this.id(122_400);
+        this.published.push({ origin: this.origin, kind: "video_story", id: postId, owner: page, params: p });
+        return graphJson({ success: true, post_id: postId });
+      }
+      this.published.push({ origin: this.origin, kind: "reel", id: v.id, owner: page, params: p });
+      return graphJson({ success: true });
+    }
+    return graphErrorResponse(400, { message: "(#100) upload_phase must be one of start, finish", code: 100 });
+  }
+
+  private rupload(request: Request, videoId: string): Response {
+    const v = this.objects.get(videoId);
+    const auth = request.headers.get("authorization") ?? "";
+    if (!auth.startsWith("OAuth ")) {
+      return graphJson(
+        { debug_info: { retriable: false, type: "AuthError", message: "Invalid OAuth access token." } },
+        401,
+      );
+    }
+    if (v?.kind !== "video") {
+      return graphJson({ debug_info: { retriable: false, type: "NotFoundError", message: "Video not found." } }, 400);
+    }
+    const fileUrl = request.headers.get("file_url");
+    if (!fileUrl && !request.headers.get("file_size")) {
+      return graphJson(
+        { debug_info: { retriable: false, type: "ProcessingFailedError", message: "Missing file_url or file_size." } },
+        400,
+      );
+    }
+    if (fileUrl && !fileUrl.startsWith("https://")) {
+      return graphJson(
+        {
+          debug_info: {
+            retriable: false,
+            type: "ProcessingFailedError",
+            message: "Failed to fetch the file from the url.",
+          },
+        },
+        400,
+      );
+    }
+    v.uploaded = true;
+    return graphJson({ success: true });
+  }
+
+  private photoStory(page: string, p: Record<string, unknown>): Response {
+    const photo = this.objects.get(str(p.photo_id) ?? "");
+    if (photo?.kind !== "photo" || photo.published) {
+      return graphErrorResponse(400, { message: "(#100) Invalid photo_id", code: 100 });
+    }
+    photo.published = true;
+    const postId = this.id(122_500);
+    this.published.push({ origin: this.origin, kind: "photo_story", id: postId, owner: page, params: p });
+    return graphJson({ success: true, post_id: postId });
+  }
+
+  // --- reads -------------------------------------------------------------------------------------------------
+
+  private readObject(id: string, p: Record<string, unknown>): Response {
+    const o = this.objects.get(id);
+    const fields = str(p.fields)?.split(",") ?? [];
+    if (o?.kind === "container") return graphJson(this.containerView(o));
+    if (o?.kind === "ig_media") {
+      const path = o.productType === "REELS" ? "reel" : "p";
+      const out: Record<string, string> = { id };
+      if (fields.includes("permalink")) out.permalink = `https://www.instagram.com/${path}/${o.shortcode}/`;
+      if (fields.includes("shortcode")) out.shortcode = o.shortcode;
+      return graphJson(out);
+    }
+    if (o?.kind === "video" && fields.includes("status")) {
+      let videoStatus = "upload_complete";
+      let processing: Record<string, unknown> = { status: "not_started" };
+      let publishing: Record<string, unknown> = { status: "not_started" };
+      if (o.finished) {
+        if (this.reelError) {
+          videoStatus = "error";
+          processing = { status: "error", error: { message: this.reelError } };
+        } else if (o.pendingPolls > 0) {
+          o.pendingPolls--;
+          videoStatus = "processing";
+          processing = { status: "in_progress" };
+        } else {
+          videoStatus = "ready";
+          processing = { status: "complete" };
+          publishing = { status: "complete", publish_status: "published" };
+        }
+      }
+      return graphJson({
+        status: {
+          video_status: videoStatus,
+          uploading_phase: { status: o.uploaded ? "complete" : "not_started" },
+          processing_phase: processing,
+          publishing_phase: publishing,
+        },
+        id,
+      });
+    }
+    return unsupported(id);
+  }
+
+  private readInsights(id: string, p: Record<string, unknown>): Response {
+    const values = this.insights.get(id);
+    const o = this.objects.get(id);
+    if (!values) return unsupported(id);
+    const names = (str(p.metric) ?? "").split(",").filter(Boolean);
+    const allowed = o?.kind === "ig_media" ? IG_METRICS[o.productType] : FB_METRICS;
+    for (const [i, name] of names.entries()) {
+      if (!allowed.includes(name)) {
+        return graphErrorResponse(400, {
+          message: `(#100) metric[${i}] must be one of the following values: ${allowed.join(", ")}`,
+          code: 100,
+        });
+      }
+    }
+    return graphJson({
+      data: names.map((name) => ({
+        name,
+        period: "lifetime",
+        values: [{ value: values[name] ?? 0 }],
+        title: name,
+        description: `Lifetime ${name}`,
+        id: `${id}/insights/${name}/lifetime`,
+      })),
+    });
+  }
+
+  private refresh(p: Record<string, unknown>): Response {
+    const token = str(p.access_token);
+    if (str(p.grant_type) !== "ig_refresh_token") {
+      return graphErrorResponse(400, { message: "Unsupported grant_type", code: 100 });
+    }
+    if (!token || this.expiredTokens.has(token) || !this.validTokens.has(token)) {
+      return expiredTokenResponse();
+    }
+    const fresh = `ig-refreshed-${++this.refreshSeq}`;
+    this.validTokens.add(fresh);
+    return graphJson({ access_token: fresh, token_type: "bearer", expires_in: 5_184_000 });
+  }
+}
+
+function unsupported(id: string): Response {
+  return graphErrorResponse(400, {
+    message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation. Please read the Graph API documentation at https://developers.facebook.com/docs/graph-api`,
+    type: "GraphMethodException",
+    code: 100,
+    error_subcode: 33,
+  });
+}
+
+function mediaFetchFailed(url: unknown): Response {
+  return graphErrorResponse(400, {
+    message: "(#9004) Only photo or video can be accepted as media type.",
+    code: 9004,
+    error_subcode: 2207052,
+    error_user_title: "Media download has failed.",
+    error_user_msg: `The media could not be fetched from this uri: ${String(url)}`,
+  });
+}
+
+export function fakeFacebookGraph(): MetaGraphFake {
+  return new MetaGraphFake("https://facebook.fake");
+}
+
+export function fakeInstagramGraph(): MetaGraphFake {
+  return new MetaGraphFake("https://instagram.fake");
+}

@@ -1,0 +1,265 @@
+import { fakeOrigin } from "../fake-fetch";
+import {
+  expiredTokenResponse,
+  graphErrorResponse,
+  graphJson,
+  type Override,
+  type PublishedItem,
+  params,
+  type RecordedCall,
+  recordRequest,
+  takeOverride,
+  tokenOf,
+} from "./meta";
+
+/**
+ * A fake Threads Graph host (platforms.md §7) on `https://threads.fake`: containers (`POST /v1.0/{user}/threads`)
+ * IN_PROGRESS → FINISHED | ERROR with `status` + `error_message`, `threads_publish` refusing unfinished containers,
+ * the 500-UTF-8-byte text limit and the 5-link rule, permalinks, insights and `th_refresh_token`. Errors use the
+ * Graph envelope (expired token = 400 / 190). Every request is recorded in `calls`.
+ */
+
+interface ThreadsContainer {
+  id: string;
+  owner: string;
+  params: Record<string, string>;
+  pendingPolls: number;
+  outcome: "FINISHED" | "ERROR";
+  errorMessage?: string;
+  status: "IN_PROGRESS" | "FINISHED" | "ERROR" | "PUBLISHED";
+}
+
+const METRICS = ["views", "likes", "replies", "reposts", "quotes", "shares"];
+
+export class ThreadsFake {
+  readonly calls: RecordedCall[] = [];
+  readonly published: PublishedItem[] = [];
+  readonly validTokens = new Set<string>(["access-token"]);
+  readonly expiredTokens = new Set<string>();
+  /** Polls answered IN_PROGRESS before image/video containers finish (text containers finish at once). */
+  mediaPolls = 1;
+  /** When set, the next media containers end in ERROR with this `error_message` (e.g. FAILED_DOWNLOADING_VIDEO). */
+  processingError: string | undefined;
+  username = "tester";
+  private readonly containers = new Map<string, ThreadsContainer>();
+  private readonly media = new Map<string, { shortcode: string }>();
+  private readonly insights = new Map<string, Record<string, number>>();
+  private readonly overrides: Override[] = [];
+  private seq = 0;
+  private refreshSeq = 0;
+  readonly uninstall: () => void;
+
+  constructor(readonly origin = "https://threads.fake") {
+    this.uninstall = fakeOrigin(origin, (req) => this.handle(req));
+  }
+
+  failNext(match: { method?: string; path: RegExp | string }, respond: () => Response, times = 1): void {
+    this.overrides.push({ ...match, respond, remaining: times });
+  }
+
+  setInsights(id: string, values: Record<string, number>): void {
+    this.insights.set(id, values);
+  }
+
+  summary(): string[] {
+    return this.calls.map((c) => `${c.method} ${c.path}`);
+  }
+
+  private id(): string {
+    return String(18_050_000_000_000_000n + BigInt(++this.seq));
+  }
+
+  private async handle(request: Request): Promise<Response> {
+    const call = await recordRequest(request);
+    this.calls.push(call);
+    const override = takeOverride(this.overrides, call);
+    if (override) return override;
+    const p = params(call);
+    if (call.path === "/refresh_access_token") return this.refresh(p);
+
+    const token = tokenOf(request, p);
+    if (!token)
+      return graphErrorResponse(400, { message: "An access token is required to request this resource.", code: 104 });
+    if (this.expiredTokens.has(token)) return expiredTokenResponse();
+    if (!this.validTokens.has(token)) {
+      return graphErrorResponse(400, { message: "Invalid OAuth access token - Cannot parse access token", code: 190 });
+    }
+
+    const m = call.path.match(/^\/v1\.0\/([^/]+)(?:\/([^/]+))?$/);
+    if (!m) return graphErrorResponse(400, { message: "Unknown path components", code: 2500 });
+    const [, id, edge] = m as unknown as [string, string, string | undefined];
+    if (call.method === "GET") return edge === "insights" ? this.readInsights(id, p) : this.read(id, p);
+    if (call.method === "POST" && edge === "threads") return this.create(id, p);
+    if (call.method === "POST" && edge === "threads_publish") return this.publish(id, p);
+    return notFound(id);
+  }
+
+  private create(owner: string, p: Record<string, unknown>): Response {
+    const type = String(p.media_type ?? "");
+    const text = p.text === undefined ? "" : String(p.text);
+    if (new TextEncoder().encode(text).byteLength > 500) {
+      return graphErrorResponse(400, {
+        message: "Param text must be at most 500 characters long.",
+        type: "THApiException",
+        code: 100,
+        error_user_title: "Text too long",
+        error_user_msg: "The text must be at most 500 characters.",
+      });
+    }
+    if ((text.match(/https?:\/\/\S+/g) ?? []).length > 5) {
+      return graphErrorResponse(400, {
+        message: "THREADS_API__LINK_LIMIT_EXCEEDED",
+        type: "THApiException",
+        code: 100,
+        error_user_title: "Too many links",
+        error_user_msg: "Posts can contain at most 5 links.",
+      });
+    }
+    let pendingPolls = 0;
+    if (type === "TEXT") {
+      if (!text)
+        return graphErrorResponse(400, {
+          message: "Param text is required for TEXT posts.",
+          type: "THApiException",
+          code: 100,
+        });
+    } else if (type === "IMAGE" || type === "VIDEO") {
+      const url = type === "IMAGE" ? p.image_url : p.video_url;
+      if (typeof url !== "string" || !url.startsWith("https://")) {
+        return graphErrorResponse(400, {
+          message: `Param ${type === "IMAGE" ? "image_url" : "video_url"} must be a valid URL.`,
+          type: "THApiException",
+          code: 100,
+        });
+      }
+      pendingPolls = this.mediaPolls;
+    } else if (type === "CAROUSEL") {
+      const children = String(p.children ?? "")
+        .split(",")
+        .filter(Boolean);
+      if (children.length < 2 || children.length > 20) {
+        return graphErrorResponse(400, {
+          message: "A carousel must have between 2 and 20 children.",
+          type: "THApiException",
+          code: 100,
+        });
+      }
+      for (const c of children) {
+        const child = this.containers.get(c);
+        if (child?.params.is_carousel_item !== "true" || child.status !== "FINISHED") {
+          return graphErrorResponse(400, { message: "Param children is invalid.", type: "THApiException", code: 100 });
+        }
+      }
+    } else {
+      return graphErrorResponse(400, {
+        message: "Param media_type must be one of TEXT, IMAGE, VIDEO, CAROUSEL.",
+        type: "THApiException",
+        code: 100,
+      });
+    }
+    const id = this.id();
+    const failing = type === "IMAGE" || type === "VIDEO" ? this.processingError : undefined;
+    this.containers.set(id, {
+      id,
+      owner,
+      params: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, String(v)])),
+      pendingPolls,
+      outcome: failing ? "ERROR" : "FINISHED",
+      errorMessage: failing,
+      status: pendingPolls === 0 && !failing ? "FINISHED" : "IN_PROGRESS",
+    });
+    return graphJson({ id });
+  }
+
+  private publish(owner: string, p: Record<string, unknown>): Response {
+    const c = this.containers.get(String(p.creation_id ?? ""));
+    if (c?.status !== "FINISHED") {
+      return graphErrorResponse(400, {
+        message: "The requested resource does not exist",
+        type: "THApiException",
+        code: 24,
+        error_subcode: 4279009,
+        error_user_title: "Media Not Found",
+        error_user_msg: "The media is not ready or cannot be found.",
+      });
+    }
+    c.status = "PUBLISHED";
+    const id = this.id();
+    this.media.set(id, { shortcode: `DA${id.slice(-6)}q` });
+    this.published.push({ origin: this.origin, kind: "thread", id, owner, params: c.params });
+    return graphJson({ id });
+  }
+
+  private read(id: string, p: Record<string, unknown>): Response {
+    const fields = String(p.fields ?? "").split(",");
+    const c = this.containers.get(id);
+    if (c) {
+      if (c.status === "IN_PROGRESS") {
+        if (c.pendingPolls > 0) c.pendingPolls--;
+        else c.status = c.outcome;
+      }
+      return graphJson(
+        c.status === "ERROR" ? { status: "ERROR", error_message: c.errorMessage, id } : { status: c.status, id },
+      );
+    }
+    const media = this.media.get(id);
+    if (media) {
+      const out: Record<string, string> = { id };
+      if (fields.includes("permalink"))
+        out.permalink = `https://www.threads.net/@${this.username}/post/${media.shortcode}`;
+      if (fields.includes("shortcode")) out.shortcode = media.shortcode;
+      return graphJson(out);
+    }
+    return notFound(id);
+  }
+
+  private readInsights(id: string, p: Record<string, unknown>): Response {
+    const values = this.insights.get(id);
+    if (!values) return notFound(id);
+    const names = String(p.metric ?? "")
+      .split(",")
+      .filter(Boolean);
+    const bad = names.find((n) => !METRICS.includes(n));
+    if (bad) {
+      return graphErrorResponse(400, {
+        message: `Param metric must be one of ${METRICS.join(", ")}`,
+        type: "THApiException",
+        code: 100,
+      });
+    }
+    return graphJson({
+      data: names.map((name) => ({
+        name,
+        period: "lifetime",
+        values: [{ value: values[name] ?? 0 }],
+        title: name,
+        description: `Lifetime ${name}`,
+        id: `${id}/insights/${name}/lifetime`,
+      })),
+    });
+  }
+
+  private refresh(p: Record<string, unknown>): Response {
+    if (p.grant_type !== "th_refresh_token") {
+      return graphErrorResponse(400, { message: "Unsupported grant_type", type: "THApiException", code: 100 });
+    }
+    const token = typeof p.access_token === "string" ? p.access_token : "";
+    if (!this.validTokens.has(token) || this.expiredTokens.has(token)) return expiredTokenResponse();
+    const fresh = `th-refreshed-${++this.refreshSeq}`;
+    this.validTokens.add(fresh);
+    return graphJson({ access_token: fresh, token_type: "bearer", expires_in: 5_184_000 });
+  }
+}
+
+function notFound(id: string): Response {
+  return graphErrorResponse(400, {
+    message: `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+    type: "GraphMethodException",
+    code: 100,
+    error_subcode: 33,
+  });
+}
+
+export function fakeThreads(): ThreadsFake {
+  return new ThreadsFake();
+}
