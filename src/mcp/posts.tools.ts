@@ -1,0 +1,115 @@
+import { z } from "zod";
+import { CreatePostRequest, UpdatePostRequest } from "../routes/posts/schemas";
+import { createPost } from "../services/posts/create-post";
+import { deletePost } from "../services/posts/delete-post";
+import { getPost } from "../services/posts/get-post";
+import { listPosts } from "../services/posts/list-posts";
+import { previewPost } from "../services/posts/preview-post";
+import { updatePost } from "../services/posts/update-post";
+import { defineTool } from "./tool";
+
+const postId = z.uuid().describe("Id (UUID) of the post.");
+const READ = { readOnlyHint: true, destructiveHint: false, idempotentHint: true } as const;
+
+/** The REST request schemas carry `.openapi` metadata; tools restate each field with `.describe()`. */
+const create = CreatePostRequest.shape;
+const update = UpdatePostRequest.shape;
+
+export const postTools = [
+  defineTool({
+    name: "list-posts-tool",
+    title: "List posts",
+    description:
+      "Lists posts of the workspace, 15 per page, latest scheduled first, in the REST paginator shape {data, links, meta}.",
+    input: {
+      page: z.number().int().min(1).optional().describe("Page number, default 1."),
+      status: z
+        .enum(["draft", "scheduled", "publishing", "published", "partially_published", "failed"])
+        .optional()
+        .describe("Only posts with this status."),
+      label_id: z.uuid().optional().describe("Only posts carrying this label."),
+    },
+    annotations: READ,
+    run: (ctx, input) =>
+      listPosts(ctx, {
+        page: (input.page as number | undefined) ?? 1,
+        status: input.status as never,
+        label_id: input.label_id as string | undefined,
+      }),
+  }),
+  defineTool({
+    name: "get-post-tool",
+    title: "Get post",
+    description: "Returns one post with its platforms (status, URLs, errors), labels and media.",
+    input: { post_id: postId },
+    annotations: READ,
+    run: (ctx, { post_id }) => getPost(ctx, post_id as string),
+  }),
+  defineTool({
+    name: "create-post-tool",
+    title: "Create post",
+    description:
+      "Creates a draft post. Each platforms[] entry pairs a social account (see list-social-accounts-tool) with a content_type valid for its platform (see list-content-types-tool). Schedule or publish it afterwards with update-post-tool or publish-post-tool.",
+    input: {
+      platforms: create.platforms.describe(
+        "Targets: [{social_account_id, content_type}], at least one, each account once. Per-platform meta is set later with update-post-tool.",
+      ),
+      content: create.content.describe("Post body shared by all platforms, at most 10000 characters."),
+      media: create.media.describe("Media of this workspace by id: [{id}]."),
+      scheduled_at: create.scheduled_at.describe(
+        "ISO 8601 in the future (a bare date-time is read as UTC). Default: today 09:00 UTC.",
+      ),
+      label_ids: create.label_ids.describe("Label ids of this workspace."),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: (ctx, input) => createPost(ctx, input as never),
+  }),
+  defineTool({
+    name: "update-post-tool",
+    title: "Update post",
+    description:
+      "Edits a post: content, scheduled_at, media (replaces), label_ids (replaces), platforms[] ({id, enabled?, content_type?, meta?} for an existing row — meta such as Pinterest board_id or TikTok privacy_level is shallow-merged, null removes a key — or {social_account_id, content_type} to add a target) and status (draft | scheduled | publishing).",
+    input: {
+      post_id: postId,
+      status: update.status.describe(
+        "draft, scheduled (validates every enabled platform's limits) or publishing (queues the enabled rows now).",
+      ),
+      content: update.content.describe("New post body, at most 10000 characters."),
+      scheduled_at: update.scheduled_at.describe("New schedule time, ISO 8601; null unschedules."),
+      media: update.media.describe("Replaces the media list: [{id}] of this workspace's media."),
+      label_ids: update.label_ids.describe("Replaces the labels."),
+      platforms: update.platforms.describe("Row changes or new targets, as described above."),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: (ctx, { post_id, ...input }) => updatePost(ctx, post_id as string, input as never),
+  }),
+  defineTool({
+    name: "publish-post-tool",
+    title: "Publish post now",
+    description:
+      "Publishes a post now (status=publishing): every enabled, not yet published platform is queued. Follow progress with get-post-tool.",
+    input: { post_id: postId },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: (ctx, { post_id }) => updatePost(ctx, post_id as string, { status: "publishing" }),
+  }),
+  defineTool({
+    name: "delete-post-tool",
+    title: "Delete post",
+    description: "Deletes a post (not while it is publishing). Nothing is deleted on the networks.",
+    input: { post_id: postId },
+    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+    run: async (ctx, { post_id }) => {
+      await deletePost(ctx, post_id as string);
+      return { deleted: true, id: post_id };
+    },
+  }),
+  defineTool({
+    name: "preview-post-tool",
+    title: "Preview post",
+    description:
+      "Per enabled platform: content length as that platform counts it, its cap, media count and cap, and the problems that would stop it publishing (empty when fine).",
+    input: { post_id: postId },
+    annotations: READ,
+    run: (ctx, { post_id }) => previewPost(ctx, post_id as string),
+  }),
+];

@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { connectAccount, insertMedia } from "../routes/posts-fixtures";
+import { createTestWorkspace, UUID } from "../support/harness";
+import { callTool, connectMcp } from "../support/mcp-client";
+
+describe("MCP tool server: post tools", () => {
+  it("drafts, previews, schedules, lists, reads and deletes a post through tools, same as REST", async () => {
+    const ws = await createTestWorkspace();
+    const x = await connectAccount(ws, "x");
+    const media = await insertMedia(ws, "image");
+    const client = await connectMcp(ws.key);
+
+    const post = await callTool(client, "create-post-tool", {
+      content: "Hello from an agent",
+      platforms: [{ social_account_id: x.id, content_type: "x_post" }],
+      media: [{ id: media.id }],
+    });
+    expect(post).toMatchObject({ id: expect.stringMatching(UUID), status: "draft", content: "Hello from an agent" });
+    expect(post.media.map((m: { id: string }) => m.id)).toEqual([media.id]);
+    expect((await ws.api("GET", `/api/posts/${post.id}`)).body).toEqual(post);
+
+    const preview = await callTool(client, "preview-post-tool", { post_id: post.id });
+    expect(preview.items).toEqual([
+      expect.objectContaining({
+        platform: "x",
+        content_type: "x_post",
+        content_length: 19,
+        max_content_length: 280,
+        problems: [],
+      }),
+    ]);
+
+    const when = new Date(Date.now() + 3_600_000).toISOString();
+    const scheduled = await callTool(client, "update-post-tool", {
+      post_id: post.id,
+      status: "scheduled",
+      scheduled_at: when,
+    });
+    expect(scheduled.status).toBe("scheduled");
+
+    const page = await callTool(client, "list-posts-tool", { status: "scheduled" });
+    expect(page.data.map((p: { id: string }) => p.id)).toEqual([post.id]);
+    expect(page.meta).toMatchObject({ current_page: 1, total: 1, per_page: 15 });
+    expect(await callTool(client, "get-post-tool", { post_id: post.id })).toEqual(scheduled);
+
+    expect(await callTool(client, "delete-post-tool", { post_id: post.id })).toEqual({ deleted: true, id: post.id });
+    expect((await ws.api("GET", `/api/posts/${post.id}`)).status).toBe(404);
+    await client.close();
+  });
+
+  it("publish-post-tool queues the post; validation failures come back as tool errors with field errors", async () => {
+    const ws = await createTestWorkspace();
+    const x = await connectAccount(ws, "x");
+    const client = await connectMcp(ws.key);
+    const post = await callTool(client, "create-post-tool", {
+      content: "x".repeat(300),
+      platforms: [{ social_account_id: x.id, content_type: "x_post" }],
+    });
+    const tooLong = await client.callTool({
+      name: "update-post-tool",
+      arguments: {
+        post_id: post.id,
+        status: "scheduled",
+        scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+      },
+    });
+    expect(tooLong.isError).toBe(true);
+    expect(tooLong.structuredContent).toEqual({
+      message: "X: too long by 20 characters (max 280).",
+      errors: { content: ["X: too long by 20 characters (max 280)."] },
+    });
+
+    const published = await callTool(client, "publish-post-tool", { post_id: post.id });
+    expect(published.status).toBe("publishing");
+    const busy = await client.callTool({ name: "delete-post-tool", arguments: { post_id: post.id } });
+    expect(busy.isError).toBe(true);
+    expect(busy.structuredContent).toEqual({ message: "The post is being published and cannot be deleted." });
+
+    const other = await createTestWorkspace();
+    const otherClient = await connectMcp(other.key);
+    const hidden = await otherClient.callTool({ name: "get-post-tool", arguments: { post_id: post.id } });
+    expect(hidden.structuredContent).toEqual({ message: "Not found." });
+    await client.close();
+    await otherClient.close();
+  });
+});
