@@ -2,6 +2,8 @@ import "./polyfills";
 import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { setLogLevel } from "./lib/logger";
+import { handleDeadLetterBatch, handlePublishBatch, isDeadLetterQueue } from "./publishing/consumer";
+import { runCron } from "./publishing/cron";
 
 export { UploadGuard } from "./durable-objects/upload-guard";
 
@@ -11,5 +13,14 @@ export default {
   fetch(request, env, ctx) {
     setLogLevel(loadConfig(env).LOG_LEVEL);
     return app.fetch(request, env, ctx);
+  },
+  async queue(batch, env, ctx) {
+    setLogLevel(loadConfig(env).LOG_LEVEL);
+    if (isDeadLetterQueue(batch.queue)) await handleDeadLetterBatch(batch, env, ctx);
+    else await handlePublishBatch(batch, env, ctx);
+  },
+  async scheduled(_controller, env, ctx) {
+    setLogLevel(loadConfig(env).LOG_LEVEL);
+    await runCron(env, ctx);
   },
 } satisfies ExportedHandler<Cloudflare.Env>;

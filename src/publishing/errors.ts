@@ -1,0 +1,11 @@
+/** The publish job's own error messages (decisions §7); platform reasons come from the adapters. */
+export const PUBLISH_ERRORS = {
+  deactivated: "Social account is deactivated.",
+  disconnected: "Social account is disconnected.",
+  sessionExpired: "Social account session expired — please reconnect.",
+  pinterestBoard: "Pinterest board_id is required.",
+  timedOut: "Publishing timed out.",
+  noAdapter: "Publishing to this platform is not available.",
+  exhausted: "Publishing failed after repeated attempts.",
+  unexpected: "Unexpected error while publishing.",
+} as const;

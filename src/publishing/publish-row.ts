@@ -1,0 +1,223 @@
+import { and, asc, eq } from "drizzle-orm";
+import { checkPlatformRules } from "../catalog/rules";
+import type { ServiceContext } from "../context";
+import { media, postMedia, postPlatforms, posts, socialAccounts } from "../db/schema";
+import { errorFields, log } from "../lib/logger";
+import { mediaPublicUrl } from "../lib/media-url";
+import { adapterFor } from "../platforms";
+import {
+  type AdapterContext,
+  type AdapterMedia,
+  PlatformError,
+  type PublishRequest,
+  type PublishResult,
+} from "../platforms/types";
+import { loadAccount, markTokenExpired, needsRefresh, refreshAccount } from "./accounts";
+import { createAdapterContext } from "./context";
+import { PUBLISH_ERRORS } from "./errors";
+import type { PublishMessage } from "./messages";
+import { isFinalAttempt, PUBLISH_MAX_RETRIES, retryDelaySeconds } from "./retry-policy";
+import {
+  claimPendingRow,
+  markRowFailed,
+  markRowPublished,
+  noteRetry,
+  type RowRecord,
+  reclaimPublishingRow,
+} from "./rows";
+
+/** What the queue transport does with the message afterwards. */
+export type PublishOutcome =
+  | { action: "ack"; result: "published" | "failed" | "skipped" }
+  | { action: "retry"; delaySeconds: number };
+
+export interface PublishOptions {
+  /** Overrides of the adapter context (tests: instant sleeps). */
+  adapterContext?: Partial<AdapterContext>;
+  maxRetries?: number;
+}
+
+/** A failure that ends the row now, with a message for `error_message`. */
+class RowFailure extends Error {}
+
+/**
+ * Publishes one post-platform row for one queue delivery (`attempt` = `message.attempts`). The row is claimed
+ * before anything reaches a platform; a delivery that cannot claim it does nothing.
+ */
+export async function publishRow(
+  ctx: ServiceContext,
+  msg: PublishMessage,
+  attempt: number,
+  opts: PublishOptions = {},
+): Promise<PublishOutcome> {
+  const current = await ctx.db
+    .select({ status: postPlatforms.status, enabled: postPlatforms.enabled, postId: postPlatforms.postId })
+    .from(postPlatforms)
+    .innerJoin(posts, eq(posts.id, postPlatforms.postId))
+    .where(and(eq(postPlatforms.id, msg.post_platform_id), eq(posts.workspaceId, msg.workspace_id)))
+    .get();
+  if (!current || current.postId !== msg.post_id || !current.enabled) return skipped();
+  if (current.status === "published" || current.status === "failed") return skipped();
+
+  const claimedBefore = current.status === "publishing";
+  const row = claimedBefore
+    ? await reclaimPublishingRow(ctx, msg.post_platform_id, attempt)
+    : await claimPendingRow(ctx, msg.post_platform_id, attempt);
+  if (!row) return skipped();
+
+  const actx = createAdapterContext(ctx, opts.adapterContext);
+  try {
+    const result = await publishClaimed(ctx, actx, row, claimedBefore);
+    await markRowPublished(ctx, row, result);
+    log("info", "publish_succeeded", { post_platform_id: row.id, platform: row.platform, attempt });
+    return { action: "ack", result: "published" };
+  } catch (err) {
+    return handleFailure(ctx, row, err, attempt, opts.maxRetries ?? PUBLISH_MAX_RETRIES);
+  }
+}
+
+const skipped = (): PublishOutcome => ({ action: "ack", result: "skipped" });
+
+async function handleFailure(
+  ctx: ServiceContext,
+  row: RowRecord,
+  err: unknown,
+  attempt: number,
+  maxRetries: number,
+): Promise<PublishOutcome> {
+  let message: string;
+  let transient = false;
+  let hint: number | undefined;
+  if (err instanceof RowFailure) {
+    message = err.message;
+  } else if (err instanceof PlatformError) {
+    message = err.kind === "auth" ? PUBLISH_ERRORS.sessionExpired : err.message;
+    transient = err.kind === "transient";
+    hint = err.retryAfterSeconds;
+  } else {
+    log("error", "publish_unexpected_error", { post_platform_id: row.id, platform: row.platform, ...errorFields(err) });
+    message = PUBLISH_ERRORS.unexpected;
+    transient = true;
+  }
+
+  if (transient && !isFinalAttempt(attempt, maxRetries)) {
+    const delaySeconds = retryDelaySeconds(attempt, hint);
+    await noteRetry(ctx, row, message);
+    log("warn", "publish_retry", { post_platform_id: row.id, platform: row.platform, attempt, delaySeconds, message });
+    return { action: "retry", delaySeconds };
+  }
+  await markRowFailed(ctx, row, message);
+  log("warn", "publish_failed", { post_platform_id: row.id, platform: row.platform, attempt, message });
+  return { action: "ack", result: "failed" };
+}
+
+async function publishClaimed(
+  ctx: ServiceContext,
+  actx: AdapterContext,
+  row: RowRecord,
+  claimedBefore: boolean,
+): Promise<PublishResult> {
+  const post = await ctx.db.select().from(posts).where(eq(posts.id, row.postId)).get();
+  if (!post) throw new RowFailure(PUBLISH_ERRORS.unexpected);
+
+  const accountRow = await ctx.db.select().from(socialAccounts).where(eq(socialAccounts.id, row.socialAccountId)).get();
+  // Disconnecting also deactivates, so "disconnected" is checked first to give the more precise reason.
+  if (!accountRow || accountRow.status === "disconnected" || !accountRow.credentials) {
+    throw new RowFailure(PUBLISH_ERRORS.disconnected);
+  }
+  if (!accountRow.isActive) throw new RowFailure(PUBLISH_ERRORS.deactivated);
+  if (accountRow.status === "token_expired") throw new RowFailure(PUBLISH_ERRORS.sessionExpired);
+
+  const items = await loadPostMedia(ctx, row.postId);
+  const meta = { ...(row.meta ?? {}) };
+  checkRules(row, post.content, items, meta, accountRow.meta ?? {});
+
+  const adapter = adapterFor(row.platform);
+  if (!adapter) throw new RowFailure(PUBLISH_ERRORS.noAdapter);
+
+  let loaded = await loadAccount(ctx, accountRow);
+  let refreshed = false;
+  const refresh = async () => {
+    refreshed = true;
+    const outcome = await refreshAccount(ctx, actx, adapter, loaded);
+    if (!outcome.ok) throw new RowFailure(PUBLISH_ERRORS.sessionExpired);
+    loaded = outcome.loaded;
+  };
+  if (needsRefresh(adapter, loaded, ctx.now())) await refresh();
+
+  const request = (): PublishRequest => ({
+    postPlatformId: row.id,
+    contentType: row.contentType,
+    content: post.content ?? "",
+    media: items,
+    meta,
+    account: loaded.account,
+  });
+  // A token rejected by the platform is refreshed once; a second rejection ends the session.
+  const withAuth = async <T>(call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (err) {
+      if (!(err instanceof PlatformError) || err.kind !== "auth") throw err;
+      if (refreshed || !adapter.refresh) {
+        await markTokenExpired(ctx, loaded);
+        throw new RowFailure(PUBLISH_ERRORS.sessionExpired);
+      }
+      await refresh();
+      return call();
+    }
+  };
+
+  if (claimedBefore && adapter.findExisting) {
+    const existing = await withAuth(() => adapter.findExisting!(actx, request()));
+    if (existing) {
+      log("info", "publish_found_existing", { post_platform_id: row.id, platform: row.platform });
+      return existing;
+    }
+  }
+  return withAuth(() => adapter.publish(actx, request()));
+}
+
+function checkRules(
+  row: RowRecord,
+  content: string | null,
+  items: AdapterMedia[],
+  meta: Record<string, unknown>,
+  accountMeta: Record<string, unknown>,
+) {
+  if (row.platform === "pinterest") {
+    const board = nonEmpty(meta.board_id) ?? nonEmpty(accountMeta.default_board_id);
+    if (!board) throw new RowFailure(PUBLISH_ERRORS.pinterestBoard);
+    meta.board_id = board;
+  }
+  // The length problem (worded for publish time) comes first, then media problems.
+  const problems = checkPlatformRules(
+    { platform: row.platform, contentType: row.contentType, content, media: items },
+    "publish",
+  );
+  const problem = problems.find((p) => p.field === "content") ?? problems[0];
+  if (problem) throw new RowFailure(problem.message);
+}
+
+const nonEmpty = (v: unknown): string | undefined =>
+  typeof v === "string" && v.trim() !== "" ? v : typeof v === "number" ? String(v) : undefined;
+
+async function loadPostMedia(ctx: ServiceContext, postId: string): Promise<AdapterMedia[]> {
+  const rows = await ctx.db
+    .select({ m: media })
+    .from(postMedia)
+    .innerJoin(media, eq(media.id, postMedia.mediaId))
+    .where(eq(postMedia.postId, postId))
+    .orderBy(asc(postMedia.position));
+  return rows.map(({ m }) => ({
+    id: m.id,
+    type: m.type,
+    mimeType: m.mimeType,
+    url: mediaPublicUrl(ctx.config, ctx.origin, m.path),
+    path: m.path,
+    size: m.size,
+    width: m.width,
+    height: m.height,
+    originalFilename: m.originalFilename,
+  }));
+}

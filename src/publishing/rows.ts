@@ -1,0 +1,97 @@
+import { and, eq, lt, ne } from "drizzle-orm";
+import type { ServiceContext } from "../context";
+import { postPlatforms } from "../db/schema";
+import type { PublishResult } from "../platforms/types";
+import { recomputePostStatus } from "./status";
+
+/**
+ * Row transitions of the publish job. Every write is conditional: the claim decides which delivery may call the
+ * platform, and `attempts` (the queue delivery number that holds the claim) fences later writes so a stale
+ * delivery cannot overwrite a newer one.
+ */
+export type RowRecord = typeof postPlatforms.$inferSelect;
+
+/** pending → publishing; the delivery that gets a row back owns the platform call. */
+export async function claimPendingRow(ctx: ServiceContext, rowId: string, attempt: number) {
+  const now = ctx.now();
+  const [row] = await ctx.db
+    .update(postPlatforms)
+    .set({ status: "publishing", claimedAt: now, attempts: attempt, errorMessage: null, updatedAt: now })
+    .where(and(eq(postPlatforms.id, rowId), eq(postPlatforms.status, "pending"), eq(postPlatforms.enabled, true)))
+    .returning();
+  return row;
+}
+
+/**
+ * A retry (later delivery) re-claims a row it left in `publishing`. The row may already have reached the network,
+ * so the caller checks `findExisting` before publishing again.
+ */
+export async function reclaimPublishingRow(ctx: ServiceContext, rowId: string, attempt: number) {
+  const now = ctx.now();
+  const [row] = await ctx.db
+    .update(postPlatforms)
+    .set({ claimedAt: now, attempts: attempt, updatedAt: now })
+    .where(
+      and(
+        eq(postPlatforms.id, rowId),
+        eq(postPlatforms.status, "publishing"),
+        eq(postPlatforms.enabled, true),
+        lt(postPlatforms.attempts, attempt),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/**
+ * Records a success and recomputes the post in one batch. Not fenced on the attempt: a post that exists on the
+ * network is the truth even if the row was swept meanwhile; it only never overwrites an earlier success.
+ */
+export async function markRowPublished(ctx: ServiceContext, row: RowRecord, result: PublishResult) {
+  const now = ctx.now();
+  await ctx.db.batch([
+    ctx.db
+      .update(postPlatforms)
+      .set({
+        status: "published",
+        platformPostId: result.platformPostId,
+        platformUrl: result.platformUrl,
+        publishedAt: now,
+        errorMessage: null,
+        updatedAt: now,
+      })
+      .where(and(eq(postPlatforms.id, row.id), ne(postPlatforms.status, "published"))),
+    recomputePostStatus(ctx.db, row.postId, now),
+  ]);
+}
+
+export async function markRowFailed(ctx: ServiceContext, row: RowRecord, message: string) {
+  const now = ctx.now();
+  await ctx.db.batch([
+    ctx.db
+      .update(postPlatforms)
+      .set({ status: "failed", errorMessage: message, updatedAt: now })
+      .where(
+        and(
+          eq(postPlatforms.id, row.id),
+          eq(postPlatforms.status, "publishing"),
+          eq(postPlatforms.attempts, row.attempts),
+        ),
+      ),
+    recomputePostStatus(ctx.db, row.postId, now),
+  ]);
+}
+
+/** Keeps the row in `publishing` until the retry, remembering the last error (shown if retries run out). */
+export async function noteRetry(ctx: ServiceContext, row: RowRecord, message: string) {
+  await ctx.db
+    .update(postPlatforms)
+    .set({ errorMessage: message, updatedAt: ctx.now() })
+    .where(
+      and(
+        eq(postPlatforms.id, row.id),
+        eq(postPlatforms.status, "publishing"),
+        eq(postPlatforms.attempts, row.attempts),
+      ),
+    );
+}
