@@ -6,5 +6,8 @@ import "./threads/adapter";
 import "./tiktok/adapter";
 import "./youtube/adapter";
 import "./pinterest/adapter";
+import "./x/adapter";
+import "./bluesky/adapter";
+import "./mastodon/adapter";
 
 export { adapterFor } from "./registry";

@@ -1,0 +1,188 @@
+import { readJson } from "../http";
+import { registerAdapter } from "../registry";
+import {
+  type AdapterAccount,
+  type AdapterContext,
+  type AdapterMedia,
+  type PlatformAdapter,
+  PlatformError,
+} from "../types";
+import { fixedChunks, x, xError } from "./api";
+import { comparableText, mediaPlan, metricsFromPublic, tweetBody, tweetUrl } from "./transform";
+import type {
+  CreateTweetResponse,
+  MediaUploadResponse,
+  ProcessingInfo,
+  TokenResponse,
+  TweetLookupResponse,
+  UserTweetsResponse,
+} from "./types";
+
+const CHUNK_BYTES = 1024 * 1024;
+const STATUS_POLL_MAX = 120;
+/** A retry looks for a tweet with the same text posted this recently. */
+const FIND_EXISTING_WINDOW_MS = 6 * 60 * 60 * 1000;
+
+function tokenOf(account: AdapterAccount): string {
+  const token = account.credentials.access_token;
+  if (!token) throw new PlatformError("auth", "The X access token is missing.");
+  return token;
+}
+
+async function uploadSimple(actx: AdapterContext, token: string, m: AdapterMedia, category: string) {
+  const form = new FormData();
+  form.append("media", new Blob([await actx.readMedia(m)], { type: m.mimeType }), m.originalFilename || "media");
+  form.append("media_category", category);
+  form.append("media_type", m.mimeType);
+  const out = await x<MediaUploadResponse>(actx, { path: "/2/media/upload", token, form });
+  if (!out.data?.id) throw new PlatformError("transient", "X returned no media id.");
+  return out.data.id;
+}
+
+/** initialize → append (1 MiB segments streamed from storage) → finalize → status polls until succeeded. */
+async function uploadChunked(actx: AdapterContext, token: string, m: AdapterMedia, category: string) {
+  const { body, size } = await actx.openMedia(m);
+  const init = await x<MediaUploadResponse>(actx, {
+    path: "/2/media/upload/initialize",
+    token,
+    json: { media_type: m.mimeType, total_bytes: size, media_category: category },
+  });
+  const id = init.data?.id;
+  if (!id) throw new PlatformError("transient", "X returned no media id.");
+  let segment = 0;
+  for await (const chunk of fixedChunks(body, CHUNK_BYTES)) {
+    const form = new FormData();
+    form.append("segment_index", String(segment++));
+    form.append("media", new Blob([chunk], { type: "application/octet-stream" }), "chunk");
+    await x(actx, { path: `/2/media/upload/${id}/append`, token, form, timeoutMs: 120_000 });
+  }
+  const fin = await x<MediaUploadResponse>(actx, { path: `/2/media/upload/${id}/finalize`, token, method: "POST" });
+  await waitForProcessing(actx, token, id, fin.data?.processing_info);
+  return id;
+}
+
+async function waitForProcessing(actx: AdapterContext, token: string, id: string, initial?: ProcessingInfo) {
+  let info = initial;
+  for (let poll = 0; info && poll < STATUS_POLL_MAX; poll++) {
+    if (info.state === "succeeded") return;
+    if (info.state === "failed") {
+      throw new PlatformError("permanent", `X could not process the media: ${info.error?.message ?? "failed"}`);
+    }
+    await actx.sleep(Math.max(1, info.check_after_secs ?? 1) * 1000);
+    const status = await x<MediaUploadResponse>(actx, {
+      path: "/2/media/upload",
+      token,
+      query: { command: "STATUS", media_id: id },
+    });
+    info = status.data?.processing_info;
+  }
+  // No processing_info means ready; still processing after the last poll is worth a later retry.
+  if (info && info.state !== "succeeded") throw new PlatformError("transient", "X is still processing the media.");
+}
+
+export const xAdapter: PlatformAdapter = {
+  platform: "x",
+
+  async publish(actx, req) {
+    const token = tokenOf(req.account);
+    const mediaIds: string[] = [];
+    for (const m of req.media) {
+      const plan = mediaPlan(m.type, m.mimeType);
+      mediaIds.push(
+        plan.chunked
+          ? await uploadChunked(actx, token, m, plan.category)
+          : await uploadSimple(actx, token, m, plan.category),
+      );
+    }
+    const out = await x<CreateTweetResponse>(actx, {
+      path: "/2/tweets",
+      token,
+      json: tweetBody(req.content, mediaIds),
+    });
+    if (!out.data?.id) throw new PlatformError("transient", "X returned no post id.");
+    return { platformPostId: out.data.id, platformUrl: tweetUrl(req.account.username, out.data.id) };
+  },
+
+  /**
+   * X has no idempotency key. Before a retry of a row that may have reached X, look for a recent tweet of the
+   * account with the same text (links ignored: X rewrites them).
+   */
+  async findExisting(actx, req) {
+    const userId = req.account.platformUserId;
+    const wanted = comparableText(req.content);
+    if (!userId || !wanted) return null;
+    const out = await x<UserTweetsResponse>(actx, {
+      path: `/2/users/${encodeURIComponent(userId)}/tweets`,
+      token: tokenOf(req.account),
+      query: { max_results: "10", exclude: "retweets,replies", "tweet.fields": "created_at" },
+    });
+    const since = actx.now() - FIND_EXISTING_WINDOW_MS;
+    const match = out.data?.find(
+      (t) => comparableText(t.text) === wanted && (!t.created_at || Date.parse(t.created_at) >= since),
+    );
+    return match ? { platformPostId: match.id, platformUrl: tweetUrl(req.account.username, match.id) } : null;
+  },
+
+  async refresh(actx, account) {
+    const { refresh_token: refreshToken } = account.credentials;
+    const clientId = actx.config.X_CLIENT_ID;
+    if (!refreshToken || !clientId)
+      throw new PlatformError("auth", "X sessions cannot be renewed without a refresh token.");
+    const headers: Record<string, string> = {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Accept: "application/json",
+    };
+    if (actx.config.X_CLIENT_SECRET)
+      headers.Authorization = `Basic ${btoa(`${clientId}:${actx.config.X_CLIENT_SECRET}`)}`;
+    const res = await xRawToken(
+      actx,
+      headers,
+      new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId }),
+    );
+    if (res.status === 429 || res.status >= 500) throw await xError(res, actx.now());
+    const body = await readJson<TokenResponse>(res);
+    if (!res.ok || !body?.access_token) {
+      throw new PlatformError(
+        "auth",
+        `X refused to refresh the token: ${body?.error_description ?? body?.error ?? `HTTP ${res.status}`}`,
+      );
+    }
+    const expiresAt = body.expires_in ? actx.now() + body.expires_in * 1000 : null;
+    return {
+      // X rotates refresh tokens: keep the new one.
+      credentials: {
+        access_token: body.access_token,
+        refresh_token: body.refresh_token ?? refreshToken,
+        expires_at: expiresAt,
+      },
+      expiresAt,
+    };
+  },
+
+  async metrics(actx, req) {
+    const out = await x<TweetLookupResponse>(actx, {
+      path: `/2/tweets/${encodeURIComponent(req.platformPostId)}`,
+      token: tokenOf(req.account),
+      query: { "tweet.fields": "public_metrics" },
+    });
+    if (!out.data?.public_metrics) {
+      throw new PlatformError("permanent", `X did not return the post: ${out.errors?.[0]?.detail ?? "not found"}`);
+    }
+    return metricsFromPublic(out.data.public_metrics);
+  },
+};
+
+function xRawToken(actx: AdapterContext, headers: Record<string, string>, form: URLSearchParams) {
+  return actx
+    .fetch(`${actx.config.X_API_URL}/2/oauth2/token`, {
+      method: "POST",
+      headers,
+      body: form.toString(),
+      signal: AbortSignal.timeout(30_000),
+    })
+    .catch(() => {
+      throw new PlatformError("transient", "X could not be reached.");
+    });
+}
+
+registerAdapter(xAdapter);
