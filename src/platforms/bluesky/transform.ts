@@ -53,9 +53,13 @@ export type DetectedFacet =
 const HANDLE_RE = /^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 const MENTION_RE = /(^|\s|\()@([a-zA-Z0-9.-]+)(\b)/g;
 const URL_RE = /(^|\s|\()(https?:\/\/\S+)/gi;
-// biome-ignore lint/suspicious/noMisleadingCharacterClass: a negated class of separators (the official client's tag pattern)
-const TAG_RE =
-  /(^|\s)[#＃]((?!\ufe0f)[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*[^\d\s\p{P}\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]+[^\s\u00AD\u2060\u200A\u200B\u200C\u200D\u20e2]*)?/gu;
+/** Characters that end a hashtag besides whitespace: soft hyphen, word joiner, zero-width spaces/joiners. */
+const TAG_SEPARATORS = "\\u00AD\\u2060\\u200A\\u200B\\u200C\\u200D\\u20e2";
+/** The official client's tag pattern: at least one character that is not a digit, space or punctuation. */
+const TAG_RE = new RegExp(
+  `(^|\\s)[#＃]((?!\\ufe0f)[^\\s${TAG_SEPARATORS}]*[^\\d\\s\\p{P}${TAG_SEPARATORS}]+[^\\s${TAG_SEPARATORS}]*)?`,
+  "gu",
+);
 const MAX_TAG_LENGTH = 64;
 
 /**
