@@ -1,0 +1,227 @@
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  getQueueResult,
+  waitOnExecutionContext,
+} from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { loadConfig } from "../../src/config";
+import worker from "../../src/index";
+import type { PublishMessage } from "../../src/publishing/messages";
+import { type AccountCredentials, sealCredentials } from "../../src/services/social-accounts/credentials";
+import { createTestWorkspace, type TestWorkspace } from "../support/harness";
+
+/**
+ * Fixtures for the publishing tests: accounts with sealed credentials, posts and rows written straight into D1
+ * (the posts API lives on another branch), and the worker's own `scheduled()` and `queue()` handlers.
+ */
+
+const config = () => loadConfig(env);
+
+export interface SeedAccount {
+  platform: string;
+  credentials: AccountCredentials;
+  meta?: Record<string, unknown>;
+  username?: string;
+  platformUserId?: string | null;
+  isActive?: boolean;
+  status?: "connected" | "disconnected" | "token_expired";
+  tokenExpiresAt?: number | null;
+}
+
+export async function seedAccount(ws: TestWorkspace, a: SeedAccount): Promise<string> {
+  const id = crypto.randomUUID();
+  const now = Date.now();
+  await env.DB.prepare(
+    `INSERT INTO social_accounts (id, workspace_id, platform, platform_user_id, display_name, username, avatar_url,
+       is_active, status, credentials, token_expires_at, meta, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
+  )
+    .bind(
+      id,
+      ws.workspaceId,
+      a.platform,
+      a.platformUserId === undefined ? "1234567890" : a.platformUserId,
+      `${a.platform} account`,
+      a.username ?? "tester",
+      a.isActive === false ? 0 : 1,
+      a.status ?? "connected",
+      a.status === "disconnected" ? null : await sealCredentials({ config: config() }, a.credentials),
+      a.tokenExpiresAt ?? null,
+      JSON.stringify(a.meta ?? {}),
+      now,
+      now,
+    )
+    .run();
+  return id;
+}
+
+export interface SeedRow {
+  accountId: string;
+  platform: string;
+  contentType: string;
+  meta?: Record<string, unknown>;
+  enabled?: boolean;
+}
+
+export interface SeededPost {
+  postId: string;
+  rowIds: string[];
+  messages: PublishMessage[];
+}
+
+export async function seedPost(
+  ws: TestWorkspace,
+  p: { content: string; status?: string; scheduledAt?: number | null; rows: SeedRow[]; mediaIds?: string[] },
+): Promise<SeededPost> {
+  const postId = crypto.randomUUID();
+  const now = Date.now();
+  const stmts = [
+    env.DB.prepare(
+      "INSERT INTO posts (id, workspace_id, content, status, scheduled_at, published_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?)",
+    ).bind(postId, ws.workspaceId, p.content, p.status ?? "publishing", p.scheduledAt ?? null, now, now),
+  ];
+  const rowIds = p.rows.map(() => crypto.randomUUID());
+  p.rows.forEach((r, i) => {
+    stmts.push(
+      env.DB.prepare(
+        `INSERT INTO post_platforms (id, post_id, social_account_id, platform, content_type, status, enabled, meta,
+           display_name, display_username, display_avatar, attempts, position, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, '', 0, ?, ?, ?)`,
+      ).bind(
+        rowIds[i]!,
+        postId,
+        r.accountId,
+        r.platform,
+        r.contentType,
+        r.enabled === false ? 0 : 1,
+        JSON.stringify(r.meta ?? {}),
+        `${r.platform} account`,
+        "tester",
+        i,
+        now,
+        now,
+      ),
+    );
+  });
+  (p.mediaIds ?? []).forEach((mediaId, i) => {
+    stmts.push(
+      env.DB.prepare("INSERT INTO post_media (post_id, media_id, position) VALUES (?, ?, ?)").bind(postId, mediaId, i),
+    );
+  });
+  await env.DB.batch(stmts);
+  const messages = rowIds
+    .filter((_, i) => p.rows[i]!.enabled !== false)
+    .map((id) => ({ post_platform_id: id, post_id: postId, workspace_id: ws.workspaceId }));
+  return { postId, rowIds, messages };
+}
+
+/** A media row of the workspace with its bytes in R2. */
+export async function seedMedia(
+  ws: TestWorkspace,
+  type: "image" | "video",
+  opts: { bytes?: Uint8Array; mimeType?: string; width?: number | null; height?: number | null } = {},
+): Promise<string> {
+  const id = crypto.randomUUID();
+  const mimeType = opts.mimeType ?? (type === "image" ? "image/jpeg" : "video/mp4");
+  const ext = mimeType === "image/gif" ? "gif" : type === "image" ? "jpg" : "mp4";
+  const path = `medias/${id}.${ext}`;
+  const bytes = opts.bytes ?? new Uint8Array(type === "image" ? 2048 : 3 * 1024 * 1024 + 17).fill(7);
+  await env.MEDIA_BUCKET.put(path, bytes, { httpMetadata: { contentType: mimeType } });
+  await env.DB.prepare(
+    "INSERT INTO media (id, workspace_id, path, type, mime_type, original_filename, size, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  )
+    .bind(
+      id,
+      ws.workspaceId,
+      path,
+      type,
+      mimeType,
+      `file.${ext}`,
+      bytes.byteLength,
+      opts.width ?? (type === "image" ? 1200 : 1080),
+      opts.height ?? (type === "image" ? 800 : 1920),
+      Date.now(),
+    )
+    .run();
+  return id;
+}
+
+export interface QueueResult {
+  outcome: string;
+  ackAll: boolean;
+  retryBatch: { retry: boolean; delaySeconds?: number };
+  explicitAcks: string[];
+  retryMessages: { msgId: string; delaySeconds?: number }[];
+}
+
+/** One delivery of these messages to the worker's queue() handler, as the queue would make it. */
+export async function deliver(
+  bodies: unknown[],
+  opts: { attempts?: number; queue?: string } = {},
+): Promise<QueueResult> {
+  const batch = createMessageBatch(
+    opts.queue ?? "publish-jobs",
+    bodies.map((body, i) => ({ id: `msg-${i}`, timestamp: new Date(), attempts: opts.attempts ?? 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue!(batch as MessageBatch<unknown>, env, ctx);
+  return (await getQueueResult(batch, ctx)) as unknown as QueueResult;
+}
+
+/**
+ * Delivers until every message is acked, feeding retries back with their attempt count (the queue's behaviour,
+ * minus the delay). Returns the retry delays asked for, in order.
+ */
+export async function deliverUntilSettled(bodies: PublishMessage[], maxAttempts = 6): Promise<number[]> {
+  const delays: number[] = [];
+  let pending = bodies;
+  for (let attempt = 1; pending.length > 0 && attempt <= maxAttempts; attempt++) {
+    const result = await deliver(pending, { attempts: attempt });
+    const retried = new Set(result.retryMessages.map((r) => r.msgId));
+    for (const r of result.retryMessages) delays.push(r.delaySeconds ?? 0);
+    pending = pending.filter((_, i) => retried.has(`msg-${i}`));
+  }
+  return delays;
+}
+
+/** One tick of the worker's scheduled() handler. */
+export async function tick(): Promise<void> {
+  const ctx = createExecutionContext();
+  await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+export const readRow = (id: string) =>
+  env.DB.prepare(
+    "SELECT status, platform_post_id, platform_url, published_at, error_message, attempts, claimed_at FROM post_platforms WHERE id = ?",
+  )
+    .bind(id)
+    .first<{
+      status: string;
+      platform_post_id: string | null;
+      platform_url: string | null;
+      published_at: number | null;
+      error_message: string | null;
+      attempts: number;
+      claimed_at: number | null;
+    }>();
+
+export const readPost = (id: string) =>
+  env.DB.prepare("SELECT status, published_at FROM posts WHERE id = ?")
+    .bind(id)
+    .first<{ status: string; published_at: number | null }>();
+
+export const readAccount = (id: string) =>
+  env.DB.prepare("SELECT status, is_active, token_expires_at, credentials FROM social_accounts WHERE id = ?")
+    .bind(id)
+    .first<{ status: string; is_active: number; token_expires_at: number | null; credentials: string | null }>();
+
+export async function openAccountCredentials(id: string): Promise<AccountCredentials> {
+  const { openCredentials } = await import("../../src/services/social-accounts/credentials");
+  const row = await readAccount(id);
+  return openCredentials({ config: config() }, row!.credentials!);
+}
+
+export { createTestWorkspace };

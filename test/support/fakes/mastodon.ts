@@ -1,0 +1,192 @@
+import { fakeOrigin } from "../fake-fetch";
+import { json, ScriptedFake } from "./scripted";
+
+/**
+ * A Mastodon instance that answers like the real one (platforms.md §12): `{"error": "..."}` bodies, 401 for a bad
+ * token, `X-RateLimit-*` headers on every response with the reset as ISO 8601, media that is processed at once
+ * (images, 200) or asynchronously (video, 202 then 206 on polls, then 200), 422 when a status attaches unprocessed
+ * media or exceeds 500 characters (URLs count 23), and `Idempotency-Key` returning the first status.
+ */
+export const MASTODON = "https://mastodon.fake";
+
+interface StoredMedia {
+  id: string;
+  type: "image" | "video";
+  pollsLeft: number;
+  size: number;
+  filename: string;
+}
+
+interface StoredStatus {
+  id: string;
+  text: string;
+  media_ids: string[];
+  visibility: string;
+  created_at: string;
+  favourites_count: number;
+  reblogs_count: number;
+  replies_count: number;
+}
+
+export class FakeMastodon extends ScriptedFake {
+  readonly tokens = new Set(["masto-token"]);
+  readonly media = new Map<string, StoredMedia>();
+  readonly statuses = new Map<string, StoredStatus>();
+  readonly idempotency = new Map<string, string>();
+  accountId = "109000000000000001";
+  username = "alice";
+  /** GET /api/v1/media/:id answers 206 this many times for a video before 200. */
+  videoProcessingPolls = 2;
+  private nextId = 110000000000000000n;
+
+  install(): () => void {
+    return fakeOrigin(MASTODON, (req) => this.handle(req));
+  }
+
+  private headers(): Record<string, string> {
+    return {
+      "X-RateLimit-Limit": "300",
+      "X-RateLimit-Remaining": "299",
+      "X-RateLimit-Reset": new Date(Date.now() + 5 * 60_000).toISOString(),
+    };
+  }
+
+  private respond(status: number, body: unknown) {
+    return json(status, body, this.headers());
+  }
+
+  /** 429 as Mastodon sends it: no Retry-After, the reset as an ISO 8601 timestamp. */
+  rateLimited(resetInSeconds: number) {
+    return () =>
+      json(
+        429,
+        { error: "Too many requests" },
+        {
+          "X-RateLimit-Limit": "300",
+          "X-RateLimit-Remaining": "0",
+          "X-RateLimit-Reset": new Date(Date.now() + resetInSeconds * 1000).toISOString(),
+        },
+      );
+  }
+
+  unavailable(status = 503) {
+    return () =>
+      new Response("<html><body>503 Service Unavailable</body></html>", {
+        status,
+        headers: { "content-type": "text/html" },
+      });
+  }
+
+  private id(): string {
+    this.nextId += 1n;
+    return String(this.nextId);
+  }
+
+  private statusJson(s: StoredStatus) {
+    return {
+      id: s.id,
+      uri: `${MASTODON}/users/${this.username}/statuses/${s.id}`,
+      url: `${MASTODON}/@${this.username}/${s.id}`,
+      created_at: s.created_at,
+      content: `<p>${s.text}</p>`,
+      visibility: s.visibility,
+      media_attachments: s.media_ids.map((id) => this.mediaJson(this.media.get(id)!)),
+      reblogs_count: s.reblogs_count,
+      favourites_count: s.favourites_count,
+      replies_count: s.replies_count,
+      account: { id: this.accountId, username: this.username, acct: this.username },
+    };
+  }
+
+  private mediaJson(m: StoredMedia) {
+    const ready = m.pollsLeft <= 0;
+    return {
+      id: m.id,
+      type: m.type,
+      url: ready ? `${MASTODON}/system/media/${m.id}/${m.filename}` : null,
+      preview_url: `${MASTODON}/system/media/${m.id}/small.jpg`,
+      description: null,
+      blurhash: null,
+    };
+  }
+
+  async handle(req: Request): Promise<Response> {
+    const { key, url } = this.log(req);
+    const scripted = this.scriptedFor(key);
+    if (scripted) return scripted(req);
+    const token = req.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
+    if (!this.tokens.has(token)) return this.respond(401, { error: "The access token is invalid" });
+
+    if (key === "GET /api/v1/accounts/verify_credentials") {
+      return this.respond(200, {
+        id: this.accountId,
+        username: this.username,
+        acct: this.username,
+        display_name: "Alice",
+        avatar: `${MASTODON}/avatars/alice.png`,
+      });
+    }
+    if (key === "POST /api/v2/media") {
+      const form = await req.formData();
+      const file = form.get("file");
+      if (!(file instanceof File)) return this.respond(422, { error: "Validation failed: File can't be blank" });
+      const type = file.type.startsWith("video/") ? "video" : "image";
+      const m: StoredMedia = {
+        id: this.id(),
+        type,
+        pollsLeft: type === "video" ? this.videoProcessingPolls : 0,
+        size: file.size,
+        filename: file.name,
+      };
+      this.media.set(m.id, m);
+      return this.respond(m.pollsLeft > 0 ? 202 : 200, this.mediaJson(m));
+    }
+    const mediaMatch = /^\/api\/v1\/media\/(\w+)$/.exec(url.pathname);
+    if (req.method === "GET" && mediaMatch) {
+      const m = this.media.get(mediaMatch[1]!);
+      if (!m) return this.respond(404, { error: "Record not found" });
+      m.pollsLeft -= 1;
+      return this.respond(m.pollsLeft > 0 ? 206 : 200, this.mediaJson(m));
+    }
+    if (key === "POST /api/v1/statuses") {
+      const idem = req.headers.get("idempotency-key");
+      if (idem && this.idempotency.has(idem)) {
+        return this.respond(200, this.statusJson(this.statuses.get(this.idempotency.get(idem)!)!));
+      }
+      const body = (await req.json()) as { status?: string; media_ids?: string[]; visibility?: string };
+      const text = body.status ?? "";
+      const mediaIds = body.media_ids ?? [];
+      if (!text && mediaIds.length === 0) return this.respond(422, { error: "Validation failed: Text can't be blank" });
+      const length = [...text.replace(/https?:\/\/\S+/g, "x".repeat(23))].length;
+      if (length > 500) return this.respond(422, { error: "Validation failed: Text character limit of 500 exceeded" });
+      for (const id of mediaIds) {
+        const m = this.media.get(id);
+        if (!m) return this.respond(422, { error: "Validation failed: Media ids are invalid" });
+        if (m.pollsLeft > 0) {
+          return this.respond(422, {
+            error: "Cannot attach files that have not finished processing. Try again in a moment!",
+          });
+        }
+      }
+      const s: StoredStatus = {
+        id: this.id(),
+        text,
+        media_ids: mediaIds,
+        visibility: body.visibility ?? "public",
+        created_at: new Date().toISOString(),
+        favourites_count: 0,
+        reblogs_count: 0,
+        replies_count: 0,
+      };
+      this.statuses.set(s.id, s);
+      if (idem) this.idempotency.set(idem, s.id);
+      return this.respond(200, this.statusJson(s));
+    }
+    const statusMatch = /^\/api\/v1\/statuses\/(\w+)$/.exec(url.pathname);
+    if (req.method === "GET" && statusMatch) {
+      const s = this.statuses.get(statusMatch[1]!);
+      return s ? this.respond(200, this.statusJson(s)) : this.respond(404, { error: "Record not found" });
+    }
+    return this.respond(404, { error: "Record not found" });
+  }
+}

@@ -1,0 +1,322 @@
+import { fakeOrigin } from "../fake-fetch";
+import { json, ScriptedFake } from "./scripted";
+
+/**
+ * The X API v2 as the adapter meets it (platforms.md §3): problem-JSON errors, `x-rate-limit-*` headers on every
+ * response with the reset in epoch seconds and no Retry-After on 429, simple image upload, chunked
+ * initialize/append/finalize with `processing_info` states polled through `command=STATUS` (the legacy
+ * multipart `command=INIT|APPEND|FINALIZE` form is accepted too), 403 for duplicate content, OAuth2 refresh with
+ * rotating refresh tokens.
+ */
+export const X_ORIGIN = "https://x.fake";
+
+interface StoredMedia {
+  id: string;
+  category: string;
+  mediaType: string;
+  totalBytes: number;
+  received: number;
+  segments: number;
+  finalized: boolean;
+  pollsLeft: number;
+}
+
+interface StoredTweet {
+  id: string;
+  text: string;
+  media_ids: string[];
+  created_at: string;
+  public_metrics: Record<string, number>;
+}
+
+const problem = (status: number, title: string, detail: string, type = "about:blank") => ({
+  title,
+  detail,
+  type,
+  status,
+});
+
+export class FakeX extends ScriptedFake {
+  readonly accessTokens = new Set(["x-access"]);
+  readonly refreshTokens = new Set(["x-refresh"]);
+  readonly media = new Map<string, StoredMedia>();
+  readonly tweets = new Map<string, StoredTweet>();
+  userId = "1234567890";
+  /** STATUS polls answering in_progress before succeeded/failed (video and GIF). */
+  processingPolls = 1;
+  processingFailure: string | null = null;
+  private nextId = 1800000000000000000n;
+
+  install(): () => void {
+    return fakeOrigin(X_ORIGIN, (req) => this.handle(req));
+  }
+
+  private rateHeaders(remaining = 99): Record<string, string> {
+    return {
+      "x-rate-limit-limit": "100",
+      "x-rate-limit-remaining": String(remaining),
+      "x-rate-limit-reset": String(Math.floor(Date.now() / 1000) + 900),
+    };
+  }
+
+  private respond(status: number, body: unknown) {
+    return json(status, body, this.rateHeaders());
+  }
+
+  /** 429 as X sends it: no Retry-After; `x-rate-limit-reset` is epoch seconds. */
+  rateLimited(resetInSeconds: number) {
+    return () =>
+      json(429, problem(429, "Too Many Requests", "Too Many Requests"), {
+        "x-rate-limit-limit": "100",
+        "x-rate-limit-remaining": "0",
+        "x-rate-limit-reset": String(Math.floor(Date.now() / 1000) + resetInSeconds),
+      });
+  }
+
+  unavailable(status = 503) {
+    return () => json(status, problem(status, "Service Unavailable", "Service Unavailable"), this.rateHeaders());
+  }
+
+  private id(): string {
+    this.nextId += 1n;
+    return String(this.nextId);
+  }
+
+  async handle(req: Request): Promise<Response> {
+    const { key, url } = this.log(req);
+    const scripted = this.scriptedFor(key);
+    if (scripted) return scripted(req);
+
+    if (key === "POST /2/oauth2/token") return this.token(req);
+
+    const token = req.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
+    if (!this.accessTokens.has(token)) return this.respond(401, problem(401, "Unauthorized", "Unauthorized"));
+
+    if (key === "POST /2/media/upload") {
+      const form = await req.formData();
+      const command = form.get("command");
+      if (command === "INIT") {
+        return this.initMedia(
+          String(form.get("media_type")),
+          Number(form.get("total_bytes")),
+          String(form.get("media_category")),
+        );
+      }
+      if (command === "APPEND") return this.append(String(form.get("media_id")), form);
+      if (command === "FINALIZE") return this.finalize(String(form.get("media_id")));
+      const file = form.get("media");
+      if (!(file instanceof File)) {
+        return this.respond(400, {
+          errors: [{ parameters: { media: [] }, message: "The `media` parameter is required." }],
+          title: "Invalid Request",
+          detail: "One or more parameters to your request was invalid.",
+          type: "https://api.twitter.com/2/problems/invalid-request",
+        });
+      }
+      const m = this.store(
+        String(form.get("media_type") ?? file.type),
+        file.size,
+        String(form.get("media_category") ?? "tweet_image"),
+      );
+      m.received = file.size;
+      m.finalized = true;
+      m.pollsLeft = 0;
+      return this.respond(200, {
+        data: {
+          id: m.id,
+          media_key: `3_${m.id}`,
+          size: m.totalBytes,
+          expires_after_secs: 86400,
+          image: { image_type: m.mediaType, w: 1080, h: 1080 },
+        },
+      });
+    }
+    if (key === "GET /2/media/upload" && url.searchParams.get("command") === "STATUS") {
+      const m = this.media.get(url.searchParams.get("media_id") ?? "");
+      if (!m) return this.respond(400, problem(400, "Invalid Request", "Invalid media id."));
+      return this.respond(200, { data: { id: m.id, media_key: `7_${m.id}`, processing_info: this.poll(m) } });
+    }
+    if (key === "POST /2/media/upload/initialize") {
+      const body = (await req.json()) as { media_type: string; total_bytes: number; media_category: string };
+      return this.initMedia(body.media_type, body.total_bytes, body.media_category);
+    }
+    const chunked = /^\/2\/media\/upload\/(\d+)\/(append|finalize)$/.exec(url.pathname);
+    if (req.method === "POST" && chunked) {
+      if (chunked[2] === "append") return this.append(chunked[1]!, await req.formData());
+      return this.finalize(chunked[1]!);
+    }
+    if (key === "POST /2/tweets") return this.createTweet(req);
+    const lookup = /^\/2\/tweets\/(\d+)$/.exec(url.pathname);
+    if (req.method === "GET" && lookup) {
+      const t = this.tweets.get(lookup[1]!);
+      if (!t) {
+        return this.respond(200, {
+          errors: [
+            {
+              value: lookup[1],
+              detail: `Could not find tweet with id: [${lookup[1]}].`,
+              title: "Not Found Error",
+              resource_type: "tweet",
+              type: "https://api.twitter.com/2/problems/resource-not-found",
+            },
+          ],
+        });
+      }
+      return this.respond(200, {
+        data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id], public_metrics: t.public_metrics },
+      });
+    }
+    const timeline = /^\/2\/users\/(\d+)\/tweets$/.exec(url.pathname);
+    if (req.method === "GET" && timeline) {
+      const data = [...this.tweets.values()]
+        .reverse()
+        .slice(0, Number(url.searchParams.get("max_results") ?? 10))
+        .map((t) => ({ id: t.id, text: t.text, created_at: t.created_at, edit_history_tweet_ids: [t.id] }));
+      return this.respond(
+        200,
+        data.length ? { data, meta: { result_count: data.length } } : { meta: { result_count: 0 } },
+      );
+    }
+    return this.respond(404, problem(404, "Not Found Error", "Not found"));
+  }
+
+  private store(mediaType: string, totalBytes: number, category: string): StoredMedia {
+    const m: StoredMedia = {
+      id: this.id(),
+      category,
+      mediaType,
+      totalBytes,
+      received: 0,
+      segments: 0,
+      finalized: false,
+      pollsLeft: this.processingPolls,
+    };
+    this.media.set(m.id, m);
+    return m;
+  }
+
+  private initMedia(mediaType: string, totalBytes: number, category: string) {
+    if (!mediaType || !Number.isFinite(totalBytes) || totalBytes <= 0) {
+      return this.respond(400, problem(400, "Invalid Request", "One or more parameters to your request was invalid."));
+    }
+    const m = this.store(mediaType, totalBytes, category);
+    return this.respond(200, { data: { id: m.id, media_key: `7_${m.id}`, expires_after_secs: 86400 } });
+  }
+
+  private append(id: string, form: FormData) {
+    const m = this.media.get(id);
+    if (!m) return this.respond(400, problem(400, "Invalid Request", "Invalid media id."));
+    const chunk = form.get("media");
+    const index = Number(form.get("segment_index"));
+    if (!(chunk instanceof File) || index !== m.segments) {
+      return this.respond(400, problem(400, "Invalid Request", "Segment index out of order."));
+    }
+    m.segments += 1;
+    m.received += chunk.size;
+    return new Response(null, { status: 204, headers: this.rateHeaders() });
+  }
+
+  private finalize(id: string) {
+    const m = this.media.get(id);
+    if (!m) return this.respond(400, problem(400, "Invalid Request", "Invalid media id."));
+    if (m.received !== m.totalBytes) {
+      return this.respond(
+        400,
+        problem(400, "Invalid Request", `File size mismatch: expected ${m.totalBytes}, got ${m.received}.`),
+      );
+    }
+    m.finalized = true;
+    const data: Record<string, unknown> = {
+      id: m.id,
+      media_key: `7_${m.id}`,
+      size: m.totalBytes,
+      expires_after_secs: 86400,
+    };
+    if (m.pollsLeft > 0 || this.processingFailure) data.processing_info = { state: "pending", check_after_secs: 1 };
+    return this.respond(200, { data });
+  }
+
+  private poll(m: StoredMedia) {
+    if (m.pollsLeft > 0) {
+      m.pollsLeft -= 1;
+      return { state: "in_progress", check_after_secs: 1, progress_percent: 50 };
+    }
+    if (this.processingFailure) {
+      return {
+        state: "failed",
+        progress_percent: 100,
+        error: { code: 1, name: "InvalidMedia", message: this.processingFailure },
+      };
+    }
+    return { state: "succeeded", progress_percent: 100 };
+  }
+
+  private async createTweet(req: Request) {
+    const body = (await req.json()) as { text?: string; media?: { media_ids?: string[] } };
+    const text = body.text ?? "";
+    const mediaIds = body.media?.media_ids ?? [];
+    if (!text && mediaIds.length === 0) {
+      return this.respond(400, {
+        errors: [{ message: "Post text or media is required." }],
+        title: "Invalid Request",
+        detail: "One or more parameters to your request was invalid.",
+        type: "https://api.twitter.com/2/problems/invalid-request",
+      });
+    }
+    for (const id of mediaIds) {
+      const m = this.media.get(id);
+      if (!m?.finalized || m.pollsLeft > 0 || this.processingFailure) {
+        return this.respond(400, {
+          errors: [{ parameters: { "media.media_ids": [id] }, message: "Your media IDs are invalid." }],
+          title: "Invalid Request",
+          detail: "One or more parameters to your request was invalid.",
+          type: "https://api.twitter.com/2/problems/invalid-request",
+        });
+      }
+    }
+    if (text && [...this.tweets.values()].some((t) => t.text === text)) {
+      return this.respond(
+        403,
+        problem(403, "Forbidden", "You are not allowed to create a Tweet with duplicate content."),
+      );
+    }
+    const t: StoredTweet = {
+      id: this.id(),
+      text: mediaIds.length ? `${text} https://t.co/abc${mediaIds.length}`.trim() : text,
+      media_ids: mediaIds,
+      created_at: new Date().toISOString(),
+      public_metrics: {
+        retweet_count: 0,
+        reply_count: 0,
+        like_count: 0,
+        quote_count: 0,
+        bookmark_count: 0,
+        impression_count: 0,
+      },
+    };
+    this.tweets.set(t.id, t);
+    return this.respond(201, { data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } });
+  }
+
+  private async token(req: Request) {
+    const form = new URLSearchParams(await req.text());
+    if (form.get("grant_type") !== "refresh_token" || !this.refreshTokens.has(form.get("refresh_token") ?? "")) {
+      return this.respond(400, {
+        error: "invalid_request",
+        error_description: "Value passed for the token was invalid.",
+      });
+    }
+    this.refreshTokens.delete(form.get("refresh_token")!);
+    const access = `x-access-${crypto.randomUUID()}`;
+    const refresh = `x-refresh-${crypto.randomUUID()}`;
+    this.accessTokens.add(access);
+    this.refreshTokens.add(refresh);
+    return this.respond(200, {
+      token_type: "bearer",
+      expires_in: 7200,
+      access_token: access,
+      scope: "tweet.read tweet.write users.read media.write offline.access",
+      refresh_token: refresh,
+    });
+  }
+}
