@@ -17,7 +17,14 @@ export function installFakes(): Fakes {
   const bluesky = new FakeBluesky();
   const mastodon = new FakeMastodon();
   const off = [x.install(), bluesky.install(), mastodon.install()];
-  return { x, bluesky, mastodon, uninstall: () => off.forEach((f) => f()) };
+  return {
+    x,
+    bluesky,
+    mastodon,
+    uninstall: () => {
+      for (const f of off) f();
+    },
+  };
 }
 
 export function seedXAccount(ws: TestWorkspace, overrides: Partial<Parameters<typeof seedAccount>[1]> = {}) {

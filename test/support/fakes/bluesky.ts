@@ -45,7 +45,9 @@ export class FakeBluesky extends ScriptedFake {
 
   install(): () => void {
     const off = [BSKY_PDS, BSKY_VIDEO, BSKY_APPVIEW].map((o) => fakeOrigin(o, (req) => this.serve(req)));
-    return () => off.forEach((f) => f());
+    return () => {
+      for (const f of off) f();
+    };
   }
 
   /** A fresh session as createSession would give (access JWT valid for 2 h unless told otherwise). */
