@@ -5,6 +5,7 @@ import { registerListContentTypes } from "./content-types/list-content-types";
 import { registerHealth } from "./health/health";
 import { registerLabels } from "./labels/labels";
 import { registerMcp } from "./mcp";
+import { registerGetPostMetrics } from "./metrics/get-post-metrics";
 import { registerPosts } from "./posts";
 import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
@@ -23,4 +24,5 @@ export const registrars: ((app: App) => unknown)[] = [
   registerSocialAccounts,
   registerMcp,
   registerPosts,
+  registerGetPostMetrics,
 ];
