@@ -156,8 +156,11 @@ export interface QueueResult {
   retryMessages: { msgId: string; delaySeconds?: number }[];
 }
 
-/** One delivery of these messages to the worker's queue() handler, as the queue would make it. */
-export async function deliver(
+/**
+ * One delivery of these messages to the worker's queue() handler, through the runtime's own MessageBatch
+ * (createMessageBatch + getQueueResult). The runtime's result does not report retry delays; see `deliver`.
+ */
+export async function deliverThroughRuntime(
   bodies: unknown[],
   opts: { attempts?: number; queue?: string } = {},
 ): Promise<QueueResult> {
@@ -168,6 +171,47 @@ export async function deliver(
   const ctx = createExecutionContext();
   await worker.queue!(batch as MessageBatch<unknown>, env, ctx);
   return (await getQueueResult(batch, ctx)) as unknown as QueueResult;
+}
+
+/**
+ * One delivery of these messages to the worker's queue() handler with a MessageBatch that records each message's
+ * ack or retry and the retry delay asked for.
+ */
+export async function deliver(
+  bodies: unknown[],
+  opts: { attempts?: number; queue?: string } = {},
+): Promise<QueueResult> {
+  const result: QueueResult = {
+    outcome: "ok",
+    ackAll: false,
+    retryBatch: { retry: false },
+    explicitAcks: [],
+    retryMessages: [],
+  };
+  const messages = bodies.map((body, i) => ({
+    id: `msg-${i}`,
+    timestamp: new Date(),
+    attempts: opts.attempts ?? 1,
+    body,
+    ack: () => void result.explicitAcks.push(`msg-${i}`),
+    retry: (o?: QueueRetryOptions) =>
+      void result.retryMessages.push({ msgId: `msg-${i}`, delaySeconds: o?.delaySeconds }),
+  }));
+  const batch: MessageBatch<unknown> = {
+    queue: opts.queue ?? "publish-jobs",
+    messages,
+    metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } },
+    ackAll: () => {
+      result.ackAll = true;
+    },
+    retryAll: (o?: QueueRetryOptions) => {
+      result.retryBatch = { retry: true, delaySeconds: o?.delaySeconds };
+    },
+  };
+  const ctx = createExecutionContext();
+  await worker.queue!(batch, env, ctx);
+  await waitOnExecutionContext(ctx);
+  return result;
 }
 
 /**
@@ -186,11 +230,33 @@ export async function deliverUntilSettled(bodies: PublishMessage[], maxAttempts 
   return delays;
 }
 
-/** One tick of the worker's scheduled() handler. */
-export async function tick(): Promise<void> {
+/**
+ * A PUBLISH_QUEUE that records what the scheduler sends instead of handing it to the local queue (whose consumer
+ * would run in the background of later tests).
+ */
+export function recordingQueue() {
+  const sent: PublishMessage[] = [];
+  const sendCalls: number[] = [];
+  const queue = {
+    async send(body: PublishMessage) {
+      sent.push(body);
+    },
+    async sendBatch(messages: Iterable<{ body: PublishMessage }>) {
+      const list = [...messages];
+      sendCalls.push(list.length);
+      for (const m of list) sent.push(m.body);
+    },
+  } as unknown as Queue;
+  return { queue, sent, sendCalls };
+}
+
+/** One tick of the worker's scheduled() handler; returns the messages it enqueued. */
+export async function tick(recorder = recordingQueue()): Promise<PublishMessage[]> {
   const ctx = createExecutionContext();
-  await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), env, ctx);
+  const tickEnv = { ...env, PUBLISH_QUEUE: recorder.queue };
+  await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), tickEnv, ctx);
   await waitOnExecutionContext(ctx);
+  return recorder.sent;
 }
 
 export const readRow = (id: string) =>

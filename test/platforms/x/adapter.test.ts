@@ -1,0 +1,229 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PlatformError } from "../../../src/platforms/types";
+import { xAdapter } from "../../../src/platforms/x/adapter";
+import { type Fakes, installFakes, seedXAccount } from "../../publishing/platforms";
+import {
+  createTestWorkspace,
+  deliver,
+  deliverUntilSettled,
+  openAccountCredentials,
+  readAccount,
+  readPost,
+  readRow,
+  seedPost,
+} from "../../publishing/support";
+import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+
+let fakes: Fakes;
+beforeEach(() => {
+  fakes = installFakes();
+});
+afterEach(() => fakes.uninstall());
+
+const account = () =>
+  testAccount("x", { username: "alice_x", credentials: { access_token: "x-access", refresh_token: "x-refresh" } });
+const request = (content: string, media: Awaited<ReturnType<typeof storeTestMedia>>[] = []) => ({
+  postPlatformId: crypto.randomUUID(),
+  contentType: "x_post",
+  content,
+  media,
+  meta: {},
+  account: account(),
+});
+
+describe("X adapter against the fake", () => {
+  it("posts text", async () => {
+    const result = await xAdapter.publish(testAdapterContext(), request("Hello X"));
+    const [tweet] = [...fakes.x.tweets.values()];
+    expect(result).toEqual({ platformPostId: tweet!.id, platformUrl: `https://x.com/alice_x/status/${tweet!.id}` });
+    expect(tweet!.text).toBe("Hello X");
+  });
+
+  it("uploads images in one request each, then posts them", async () => {
+    const images = [await storeTestMedia("image"), await storeTestMedia("image")];
+    const result = await xAdapter.publish(testAdapterContext(), request("Two pictures", images));
+    expect(fakes.x.count("POST /2/media/upload")).toBe(2);
+    const tweet = fakes.x.tweets.get(result.platformPostId)!;
+    expect(tweet.media_ids).toHaveLength(2);
+    expect([...fakes.x.media.values()].map((m) => m.category)).toEqual(["tweet_image", "tweet_image"]);
+  });
+
+  it("uploads a video in 1 MiB segments and waits for processing", async () => {
+    fakes.x.processingPolls = 2;
+    const bytes = new Uint8Array(2 * 1024 * 1024 + 5).fill(1);
+    const video = await storeTestMedia("video", bytes);
+    const result = await xAdapter.publish(testAdapterContext(), request("A video", [video]));
+    const [m] = [...fakes.x.media.values()];
+    expect(m).toMatchObject({
+      category: "tweet_video",
+      totalBytes: bytes.byteLength,
+      received: bytes.byteLength,
+      segments: 3,
+    });
+    expect(fakes.x.count("POST /2/media/upload/initialize")).toBe(1);
+    expect(fakes.x.count(`POST /2/media/upload/${m!.id}/append`)).toBe(3);
+    expect(fakes.x.count(`POST /2/media/upload/${m!.id}/finalize`)).toBe(1);
+    expect(fakes.x.count("GET /2/media/upload")).toBe(3);
+    expect(fakes.x.tweets.get(result.platformPostId)!.media_ids).toEqual([m!.id]);
+  });
+
+  it("sends a GIF through the chunked path as tweet_gif", async () => {
+    fakes.x.processingPolls = 0;
+    const gif = await storeTestMedia("image", new Uint8Array([0x47, 0x49, 0x46, 0x38, 0x39, 0x61]), "image/gif");
+    await xAdapter.publish(testAdapterContext(), request("gif", [gif]));
+    expect([...fakes.x.media.values()].map((m) => m.category)).toEqual(["tweet_gif"]);
+    expect(fakes.x.count("GET /2/media/upload")).toBe(0);
+  });
+
+  it("fails permanently when X cannot process the video", async () => {
+    fakes.x.processingFailure = "Unsupported video codec.";
+    const video = await storeTestMedia("video");
+    await expect(xAdapter.publish(testAdapterContext(), request("bad", [video]))).rejects.toEqual(
+      new PlatformError("permanent", "X could not process the media: Unsupported video codec."),
+    );
+    expect(fakes.x.count("POST /2/tweets")).toBe(0);
+  });
+
+  it("reports a duplicate as X's own reason", async () => {
+    await xAdapter.publish(testAdapterContext(), request("same"));
+    const err = await xAdapter.publish(testAdapterContext(), request("same")).catch((e) => e);
+    expect(err).toBeInstanceOf(PlatformError);
+    expect(err).toMatchObject({
+      kind: "permanent",
+      status: 403,
+      message: "X refused the post: You are not allowed to create a Tweet with duplicate content.",
+    });
+  });
+
+  it("finds a tweet an earlier attempt created (links rewritten by X)", async () => {
+    const req = request("Launch day https://example.com/very/long/link");
+    expect(await xAdapter.findExisting!(testAdapterContext(), req)).toBeNull();
+    const created = await xAdapter.publish(testAdapterContext(), req);
+    fakes.x.tweets.get(created.platformPostId)!.text = "Launch day https://t.co/Zz1";
+    expect(await xAdapter.findExisting!(testAdapterContext(), req)).toEqual(created);
+  });
+
+  it("reads public metrics", async () => {
+    const created = await xAdapter.publish(testAdapterContext(), request("metrics"));
+    Object.assign(fakes.x.tweets.get(created.platformPostId)!.public_metrics, { like_count: 7, impression_count: 120 });
+    const metrics = await xAdapter.metrics!(testAdapterContext(), {
+      platformPostId: created.platformPostId,
+      platformUrl: created.platformUrl,
+      contentType: "x_post",
+      account: account(),
+    });
+    expect(metrics).toEqual([
+      { label: "Impressions", value: 120 },
+      { label: "Likes", value: 7 },
+      { label: "Retweets", value: 0 },
+      { label: "Replies", value: 0 },
+      { label: "Quotes", value: 0 },
+      { label: "Bookmarks", value: 0 },
+    ]);
+  });
+});
+
+describe("X through the publish job", () => {
+  it("retries a 429 after x-rate-limit-reset, then publishes", async () => {
+    const ws = await createTestWorkspace();
+    const acc = await seedXAccount(ws);
+    const post = await seedPost(ws, {
+      content: "throttled",
+      rows: [{ accountId: acc, platform: "x", contentType: "x_post" }],
+    });
+    fakes.x.inject("POST /2/tweets", fakes.x.rateLimited(240));
+
+    const first = await deliver(post.messages);
+    expect(first.retryMessages).toHaveLength(1);
+    expect(first.retryMessages[0]!.delaySeconds).toBeGreaterThanOrEqual(239);
+    expect(first.retryMessages[0]!.delaySeconds).toBeLessThanOrEqual(240);
+    expect(await readRow(post.rowIds[0]!)).toMatchObject({
+      status: "publishing",
+      error_message: "X rate limit exceeded.",
+    });
+
+    const second = await deliver(post.messages, { attempts: 2 });
+    expect(second.explicitAcks).toEqual(["msg-0"]);
+    const [tweet] = [...fakes.x.tweets.values()];
+    expect(await readRow(post.rowIds[0]!)).toMatchObject({
+      status: "published",
+      platform_post_id: tweet!.id,
+      platform_url: `https://x.com/alice_x/status/${tweet!.id}`,
+      error_message: null,
+    });
+    expect(await readPost(post.postId)).toMatchObject({ status: "published" });
+  });
+
+  it("fails with the last error once every delivery got a 5xx", async () => {
+    const ws = await createTestWorkspace();
+    const acc = await seedXAccount(ws);
+    const post = await seedPost(ws, {
+      content: "down",
+      rows: [{ accountId: acc, platform: "x", contentType: "x_post" }],
+    });
+    fakes.x.inject("POST /2/tweets", fakes.x.unavailable(503), 10);
+    const delays = await deliverUntilSettled(post.messages);
+    expect(delays).toHaveLength(5);
+    expect(fakes.x.count("POST /2/tweets")).toBe(6);
+    expect(await readRow(post.rowIds[0]!)).toMatchObject({
+      status: "failed",
+      error_message: "X is unavailable (HTTP 503).",
+      platform_post_id: null,
+    });
+    expect(await readPost(post.postId)).toMatchObject({ status: "failed", published_at: null });
+  });
+
+  it("refreshes a token that expires within 15 minutes before publishing", async () => {
+    const ws = await createTestWorkspace();
+    const soon = Date.now() + 5 * 60_000;
+    const acc = await seedXAccount(ws, {
+      credentials: { access_token: "x-old", refresh_token: "x-refresh", expires_at: soon },
+      tokenExpiresAt: soon,
+    });
+    const post = await seedPost(ws, {
+      content: "fresh",
+      rows: [{ accountId: acc, platform: "x", contentType: "x_post" }],
+    });
+    await deliver(post.messages);
+    expect(fakes.x.count("POST /2/oauth2/token")).toBe(1);
+    expect((await readRow(post.rowIds[0]!))!.status).toBe("published");
+    const creds = await openAccountCredentials(acc);
+    expect(fakes.x.accessTokens.has(creds.access_token!)).toBe(true);
+    expect(fakes.x.refreshTokens.has(creds.refresh_token!)).toBe(true);
+    const row = await readAccount(acc);
+    expect(row!.status).toBe("connected");
+    expect(row!.token_expires_at).toBeGreaterThan(Date.now() + 3600_000);
+  });
+
+  it("refreshes once when X rejects the token, then publishes", async () => {
+    const ws = await createTestWorkspace();
+    const acc = await seedXAccount(ws, { credentials: { access_token: "x-revoked", refresh_token: "x-refresh" } });
+    const post = await seedPost(ws, {
+      content: "rejected",
+      rows: [{ accountId: acc, platform: "x", contentType: "x_post" }],
+    });
+    await deliver(post.messages);
+    expect(fakes.x.count("POST /2/tweets")).toBe(2);
+    expect(fakes.x.count("POST /2/oauth2/token")).toBe(1);
+    expect((await readRow(post.rowIds[0]!))!.status).toBe("published");
+  });
+
+  it("marks the account token_expired when the refresh is refused", async () => {
+    const ws = await createTestWorkspace();
+    const acc = await seedXAccount(ws, {
+      credentials: { access_token: "x-revoked", refresh_token: "x-refresh-revoked" },
+    });
+    const post = await seedPost(ws, {
+      content: "dead",
+      rows: [{ accountId: acc, platform: "x", contentType: "x_post" }],
+    });
+    const result = await deliver(post.messages);
+    expect(result.explicitAcks).toEqual(["msg-0"]);
+    expect(await readRow(post.rowIds[0]!)).toMatchObject({
+      status: "failed",
+      error_message: "Social account session expired — please reconnect.",
+    });
+    expect((await readAccount(acc))!.status).toBe("token_expired");
+    expect(await readPost(post.postId)).toMatchObject({ status: "failed" });
+  });
+});
