@@ -1,0 +1,245 @@
+#!/usr/bin/env node
+// Publishing benchmark: N due posts × 3 platforms (X, Bluesky, Mastodon) against loopback fakes, through
+// `wrangler dev` (real local D1, Queues and cron handler). Measures the time from the cron tick
+// (GET /cdn-cgi/handler/scheduled) until every post is published, and counts duplicate platform posts.
+//
+//   npx node bench/publish/run.mjs            (BENCH_POSTS=1000 by default)
+//
+// Needs Node ≥ 22.5 (node:sqlite), which `npx node` gives from devDependencies.
+import { spawn, spawnSync } from "node:child_process";
+import { randomBytes, randomUUID } from "node:crypto";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { startFakePlatforms } from "./fake-platforms.mjs";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const POSTS = Number(process.env.BENCH_POSTS ?? 1000);
+const PORT = Number(process.env.BENCH_PORT ?? 8799);
+const BASE = `http://127.0.0.1:${PORT}`;
+const stateDir = path.join(root, ".wrangler", "bench-publish");
+const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
+const childEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+
+const secrets = {
+  TOKEN_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+  UPLOAD_SIGNING_KEY: randomBytes(32).toString("base64"),
+  ADMIN_TOKEN: randomBytes(24).toString("hex"),
+};
+
+const log = (...a) => console.log("[bench]", ...a);
+
+function migrate() {
+  const res = spawnSync(wrangler, ["d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+    cwd: root,
+    env: childEnv,
+    encoding: "utf8",
+  });
+  if (res.status !== 0) throw new Error(`migrations failed: ${res.stdout}\n${res.stderr}`);
+}
+
+async function startDev(fakeOrigin) {
+  const vars = {
+    ...secrets,
+    APP_ENV: "development",
+    LOG_LEVEL: "warn",
+    MEDIA_URL: `${BASE}/media`,
+    X_API_URL: fakeOrigin,
+    BLUESKY_APPVIEW_URL: fakeOrigin,
+  };
+  const args = [
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(PORT),
+    "--persist-to",
+    stateDir,
+    "--show-interactive-dev-session=false",
+  ];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  const child = spawn(wrangler, args, { cwd: root, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout.on("data", (d) => {
+    output += d;
+  });
+  child.stderr.on("data", (d) => {
+    output += d;
+  });
+  for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited: ${output}`);
+    try {
+      if ((await fetch(`${BASE}/api/health`)).ok) return { child, output: () => output };
+    } catch {}
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev not ready: ${output}`);
+}
+
+async function stopDev(dev) {
+  dev.child.kill("SIGTERM");
+  await new Promise((r) => (dev.child.exitCode !== null ? r() : dev.child.once("exit", r)));
+}
+
+async function api(method, p, body, token) {
+  const res = await fetch(`${BASE}${p}`, {
+    method,
+    headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const json = await res.json().catch(() => null);
+  if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+function d1File() {
+  const dir = path.join(stateDir, "v3", "d1", "miniflare-D1DatabaseObject");
+  const file = readdirSync(dir).find((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  if (!file) throw new Error(`no D1 sqlite file in ${dir}`);
+  return path.join(dir, file);
+}
+
+function seedPosts(workspaceId, accounts) {
+  const db = new DatabaseSync(d1File());
+  const now = Date.now();
+  const insertPost = db.prepare(
+    "INSERT INTO posts (id, workspace_id, content, status, scheduled_at, created_at, updated_at) VALUES (?, ?, ?, 'scheduled', ?, ?, ?)",
+  );
+  const insertRow = db.prepare(
+    `INSERT INTO post_platforms (id, post_id, social_account_id, platform, content_type, status, enabled, meta,
+       display_name, display_username, position, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'pending', 1, '{}', ?, ?, ?, ?, ?)`,
+  );
+  db.exec("BEGIN");
+  for (let i = 0; i < POSTS; i++) {
+    const postId = randomUUID();
+    insertPost.run(postId, workspaceId, `Benchmark post ${i} #bench https://example.com/${i}`, now - 60_000, now, now);
+    accounts.forEach((a, position) => {
+      insertRow.run(randomUUID(), postId, a.id, a.platform, a.type, a.platform, "bench", position, now, now);
+    });
+  }
+  db.exec("COMMIT");
+  db.close();
+}
+
+function statusCounts() {
+  const db = new DatabaseSync(d1File(), { readOnly: true });
+  try {
+    const posts = Object.fromEntries(
+      db
+        .prepare("SELECT status, COUNT(*) AS n FROM posts GROUP BY status")
+        .all()
+        .map((r) => [r.status, r.n]),
+    );
+    const rows = Object.fromEntries(
+      db
+        .prepare("SELECT status, COUNT(*) AS n FROM post_platforms GROUP BY status")
+        .all()
+        .map((r) => [r.status, r.n]),
+    );
+    return { posts, rows };
+  } finally {
+    db.close();
+  }
+}
+
+async function main() {
+  rmSync(stateDir, { recursive: true, force: true });
+  const fake = await startFakePlatforms();
+  log(`fake platforms on ${fake.origin}; ${POSTS} posts × 3 platforms`);
+  migrate();
+
+  // Phase 1: workspace and accounts through the API (credentials sealed by the Worker, Bluesky/Mastodon verified).
+  let dev = await startDev(fake.origin);
+  const boot = await fetch(`${BASE}/api/admin/workspaces`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${secrets.ADMIN_TOKEN}` },
+    body: JSON.stringify({ name: "bench" }),
+  }).then((r) => r.json());
+  const token = boot.plain_token;
+  const x = await api(
+    "POST",
+    "/api/social-accounts",
+    {
+      platform: "x",
+      display_name: "Bench X",
+      username: "bench",
+      platform_user_id: "1",
+      credentials: { access_token: "bench-x", expires_at: new Date(Date.now() + 7200_000).toISOString() },
+    },
+    token,
+  );
+  const bsky = await api(
+    "POST",
+    "/api/social-accounts",
+    {
+      platform: "bluesky",
+      display_name: "Bench Bluesky",
+      credentials: { identifier: "bench.test", app_password: "aaaa-bbbb-cccc-dddd" },
+      meta: { service: fake.origin },
+    },
+    token,
+  );
+  const masto = await api(
+    "POST",
+    "/api/social-accounts",
+    {
+      platform: "mastodon",
+      display_name: "Bench Mastodon",
+      username: "bench",
+      credentials: { access_token: "bench-m" },
+      meta: { instance: fake.origin },
+    },
+    token,
+  );
+  await stopDev(dev);
+
+  // Phase 2: due posts written straight into the local D1 file (wrangler dev stopped).
+  seedPosts(boot.workspace.id, [
+    { id: x.id, platform: "x", type: "x_post" },
+    { id: bsky.id, platform: "bluesky", type: "bluesky_post" },
+    { id: masto.id, platform: "mastodon", type: "mastodon_post" },
+  ]);
+  log("seeded", statusCounts());
+
+  // Phase 3: one cron tick, then wait until every post has settled.
+  dev = await startDev(fake.origin);
+  const t0 = performance.now();
+  const tickRes = await fetch(`${BASE}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`);
+  const tickMs = performance.now() - t0;
+  log(`cron tick answered ${tickRes.status} in ${tickMs.toFixed(0)} ms`);
+  let counts = statusCounts();
+  let enqueuedMs = null;
+  const deadline = Date.now() + 15 * 60_000;
+  while (Date.now() < deadline) {
+    counts = statusCounts();
+    if (enqueuedMs === null && !counts.posts.scheduled) enqueuedMs = performance.now() - t0;
+    const settled =
+      (counts.posts.published ?? 0) + (counts.posts.partially_published ?? 0) + (counts.posts.failed ?? 0);
+    if (settled >= POSTS) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const totalMs = performance.now() - t0;
+  await stopDev(dev);
+  const result = {
+    posts: POSTS,
+    rows: POSTS * 3,
+    tick_response_ms: Math.round(tickMs),
+    all_claimed_ms: enqueuedMs === null ? null : Math.round(enqueuedMs),
+    all_published_ms: Math.round(totalMs),
+    rows_per_second: Math.round((POSTS * 3) / (totalMs / 1000)),
+    post_status: counts.posts,
+    row_status: counts.rows,
+    platform_posts_created: fake.created(),
+    duplicate_platform_posts: fake.duplicates(),
+    fake_requests: fake.stats.requests,
+  };
+  await fake.close();
+  console.log(JSON.stringify(result, null, 2));
+  if (result.duplicate_platform_posts !== 0 || (counts.posts.published ?? 0) !== POSTS) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
