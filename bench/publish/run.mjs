@@ -8,7 +8,7 @@
 // Needs Node ≥ 22.5 (node:sqlite), which `npx node` gives from devDependencies.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { startFakePlatforms } from "./fake-platforms.mjs";

@@ -114,7 +114,7 @@ export const xAdapter: PlatformAdapter = {
     const out = await x<UserTweetsResponse>(actx, {
       path: `/2/users/${encodeURIComponent(userId)}/tweets`,
       token: tokenOf(req.account),
-      query: { max_results: "10", exclude: "retweets,replies", "tweet.fields": "created_at" },
+      query: { max_results: "100", exclude: "retweets,replies", "tweet.fields": "created_at" },
     });
     const since = actx.now() - FIND_EXISTING_WINDOW_MS;
     const match = out.data?.find(
