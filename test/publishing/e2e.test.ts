@@ -5,7 +5,7 @@ import { MASTODON } from "../support/fakes/mastodon";
 import type { TestWorkspace } from "../support/harness";
 import { UUID } from "../support/harness";
 import { type Fakes, installFakes } from "./platforms";
-import { createTestWorkspace, deliverThroughRuntime, readPost, recordingQueue, seedPost, tick } from "./support";
+import { createTestWorkspace, deliverThroughRuntime, readPost, recordingQueue, tick } from "./support";
 
 let fakes: Fakes;
 beforeEach(() => {
@@ -19,38 +19,24 @@ async function connect(ws: TestWorkspace, body: unknown): Promise<string> {
   return res.body.id;
 }
 
-/**
- * Creates the scheduled post through the posts API when it is there; until that branch lands, writes the same
- * rows into D1. Either way the post ends up `scheduled` with scheduled_at already due.
- */
-async function createDuePost(
-  ws: TestWorkspace,
-  content: string,
-  accounts: { id: string; platform: string; type: string }[],
-) {
+/** Creates the post through the posts API, schedules it, then makes it due (scheduled_at must be future to PUT). */
+async function createDuePost(ws: TestWorkspace, content: string, accounts: { id: string; type: string }[]) {
   const created = await ws.api("POST", "/api/posts", {
     content,
     platforms: accounts.map((a) => ({ social_account_id: a.id, content_type: a.type })),
   });
-  if (created.status === 201) {
-    const postId = created.body.id as string;
-    const scheduled = await ws.api("PUT", `/api/posts/${postId}`, {
-      status: "scheduled",
-      scheduled_at: new Date(Date.now() + 120_000).toISOString(),
-    });
-    expect(scheduled.status).toBe(200);
-    await env.DB.prepare("UPDATE posts SET scheduled_at = ? WHERE id = ?")
-      .bind(Date.now() - 1000, postId)
-      .run();
-    return postId;
-  }
-  const seeded = await seedPost(ws, {
-    content,
+  expect(created.status).toBe(201);
+  const postId = created.body.id as string;
+  const scheduled = await ws.api("PUT", `/api/posts/${postId}`, {
     status: "scheduled",
-    scheduledAt: Date.now() - 1000,
-    rows: accounts.map((a) => ({ accountId: a.id, platform: a.platform, contentType: a.type })),
+    scheduled_at: new Date(Date.now() + 120_000).toISOString(),
   });
-  return seeded.postId;
+  expect(scheduled.status).toBe(200);
+  expect(scheduled.body.status).toBe("scheduled");
+  await env.DB.prepare("UPDATE posts SET scheduled_at = ? WHERE id = ?")
+    .bind(Date.now() - 1000, postId)
+    .run();
+  return postId;
 }
 
 describe("end to end in workerd", () => {
@@ -82,9 +68,9 @@ describe("end to end in workerd", () => {
       meta: { instance: MASTODON },
     });
     const postId = await createDuePost(ws, "Launch day with @bob.test https://example.com #launch", [
-      { id: x, platform: "x", type: "x_post" },
-      { id: bluesky, platform: "bluesky", type: "bluesky_post" },
-      { id: mastodon, platform: "mastodon", type: "mastodon_post" },
+      { id: x, type: "x_post" },
+      { id: bluesky, type: "bluesky_post" },
+      { id: mastodon, type: "mastodon_post" },
     ]);
     expect((await readPost(postId))!.status).toBe("scheduled");
 
@@ -112,6 +98,17 @@ describe("end to end in workerd", () => {
     // A duplicate delivery of the whole batch posts nothing new.
     await deliverThroughRuntime(messages, { attempts: 2 });
     expect(fakes.x.tweets.size + fakes.bluesky.records.size + fakes.mastodon.statuses.size).toBe(3);
+
+    const shown = await ws.api("GET", `/api/posts/${postId}`);
+    expect(shown.body.status).toBe("published");
+    expect(shown.body.published_at).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect(
+      shown.body.platforms.map((p: any) => [p.platform, p.status, p.error_message, typeof p.platform_url]),
+    ).toEqual([
+      ["x", "published", null, "string"],
+      ["bluesky", "published", null, "string"],
+      ["mastodon", "published", null, "string"],
+    ]);
 
     const metrics = await ws.api("GET", `/api/posts/${postId}/metrics`);
     expect(metrics.status).toBe(200);

@@ -471,6 +471,14 @@ describe("OpenAPI document", () => {
       .filter(([path]) => path.startsWith("/api/posts"))
       .flatMap(([, methods]) => Object.values(methods).map((m) => m.operationId))
       .sort();
-    expect(ops).toEqual(["createPost", "deletePost", "getPost", "listPosts", "previewPost", "updatePost"]);
+    expect(ops).toEqual([
+      "createPost",
+      "deletePost",
+      "getPost",
+      "getPostMetrics",
+      "listPosts",
+      "previewPost",
+      "updatePost",
+    ]);
   });
 });
