@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { CreatePostRequest, UpdatePostRequest } from "../routes/posts/schemas";
+import { getPostMetrics } from "../services/metrics/get-post-metrics";
 import { createPost } from "../services/posts/create-post";
 import { deletePost } from "../services/posts/delete-post";
 import { getPost } from "../services/posts/get-post";
@@ -111,5 +112,17 @@ export const postTools = [
     input: { post_id: postId },
     annotations: READ,
     run: (ctx, { post_id }) => previewPost(ctx, post_id as string),
+  }),
+];
+
+export const metricsTools = [
+  defineTool({
+    name: "get-post-metrics-tool",
+    title: "Get post metrics",
+    description:
+      "Engagement metrics per enabled platform of a published post ([{label, value}]), or {unsupported: true, reason} (not_published, platform_not_supported, api_error). Cached 5 minutes per platform.",
+    input: { post_id: postId },
+    annotations: { ...READ, openWorldHint: true },
+    run: (ctx, { post_id }) => getPostMetrics(ctx, post_id as string),
   }),
 ];

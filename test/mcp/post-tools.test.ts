@@ -30,6 +30,21 @@ describe("MCP tool server: post tools", () => {
       }),
     ]);
 
+    const metrics = await callTool(client, "get-post-metrics-tool", { post_id: post.id });
+    expect(metrics).toEqual({
+      post_id: post.id,
+      platforms: [
+        {
+          post_platform_id: post.platforms[0].id,
+          platform: "x",
+          status: "pending",
+          platform_post_id: null,
+          platform_url: null,
+          metrics: { unsupported: true, reason: "not_published" },
+        },
+      ],
+    });
+
     const when = new Date(Date.now() + 3_600_000).toISOString();
     const scheduled = await callTool(client, "update-post-tool", {
       post_id: post.id,
