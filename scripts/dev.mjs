@@ -20,7 +20,8 @@ function ensureDevVars() {
   const example = readFileSync(path.join(root, ".dev.vars.example"), "utf8");
   const filled = example
     .replace(/=generate$/gm, () => `=${randomBytes(32).toString("base64")}`)
-    .replace(/^MEDIA_URL=.*$/m, `MEDIA_URL=${base}/media`);
+    .replace(/^MEDIA_URL=.*$/m, `MEDIA_URL=${base}/media`)
+    .replace(/^PUBLIC_URL=.*$/m, `PUBLIC_URL=${base}`);
   writeFileSync(file, filled, { mode: 0o600 });
   console.log("[dev] created .dev.vars with fresh local secrets");
 }

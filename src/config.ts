@@ -25,6 +25,14 @@ export const configSchema = z.object({
     .string()
     .default("")
     .transform((v) => v.replace(/\/+$/, "")),
+  /**
+   * The Worker's public origin (`https://api.example.com`). Background work (cron, queue) has no request to take an
+   * origin from; it builds media URLs from this when MEDIA_URL is empty.
+   */
+  PUBLIC_URL: z
+    .string()
+    .default("")
+    .transform((v) => v.replace(/\/+$/, "")),
   API_RATE_LIMIT_PER_MINUTE: int(60),
   MEDIA_IMAGE_MAX_BYTES: int(10 * 1024 * 1024),
   MEDIA_VIDEO_MAX_BYTES: int(1024 * 1024 * 1024),

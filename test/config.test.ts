@@ -28,6 +28,17 @@ describe("config", () => {
     expect(config.ADMIN_TOKEN).toBeUndefined();
   });
 
+  it("normalises URLs: trailing slashes dropped, empty platform hosts fall back to the real ones", () => {
+    const config = loadConfig({
+      PUBLIC_URL: "https://api.example.com/",
+      MEDIA_URL: "https://cdn.example.com/",
+      X_API_URL: "",
+    });
+    expect(config.PUBLIC_URL).toBe("https://api.example.com");
+    expect(config.MEDIA_URL).toBe("https://cdn.example.com");
+    expect(config.X_API_URL).toBe("https://api.x.com");
+  });
+
   it("names invalid vars without echoing values", () => {
     expect(() => loadConfig({ API_RATE_LIMIT_PER_MINUTE: "lots", ADMIN_TOKEN: "s3cret" })).toThrow(
       "Invalid configuration: API_RATE_LIMIT_PER_MINUTE",

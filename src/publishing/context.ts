@@ -3,15 +3,19 @@ import type { ServiceContext } from "../context";
 import { createDb } from "../db/client";
 import { type AdapterContext, type AdapterMedia, PlatformError } from "../platforms/types";
 
-/** The ServiceContext of the background transports (cron, queue): no request, so no origin. */
+/**
+ * The ServiceContext of the background transports (cron, queue): no request, so the origin is the configured
+ * PUBLIC_URL (used for media URLs when MEDIA_URL is empty).
+ */
 export function backgroundContext(env: Cloudflare.Env, ctx: ExecutionContext, requestId: string): ServiceContext {
+  const config = loadConfig(env);
   return {
     env,
     db: createDb(env.DB),
-    config: loadConfig(env),
+    config,
     now: () => Date.now(),
     requestId,
-    origin: "",
+    origin: config.PUBLIC_URL,
     waitUntil: (p) => ctx.waitUntil(p),
   };
 }
