@@ -1,4 +1,5 @@
 import type { Platform } from "../../catalog/platforms";
+import { refreshedFromTokenResponse } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
@@ -9,16 +10,7 @@ import {
 } from "../types";
 import { LINKEDIN_LABEL, LinkedInApi, refreshLinkedInToken } from "./api";
 import { byteRanges } from "./parts";
-import {
-  authorUrn,
-  imageContent,
-  pageMetrics,
-  planMedia,
-  postBody,
-  postUrl,
-  refreshedCredentials,
-  videoContent,
-} from "./transform";
+import { authorUrn, imageContent, pageMetrics, planMedia, postBody, postUrl, videoContent } from "./transform";
 
 /**
  * LinkedIn member (`linkedin`) and LinkedIn Page (`linkedin-page`): same versioned REST API, different author URN.
@@ -89,7 +81,7 @@ function createLinkedInAdapter(platform: Extract<Platform, "linkedin" | "linkedi
       const refreshToken = account.credentials.refresh_token;
       if (!refreshToken) throw new PlatformError("auth", "The LinkedIn account has no refresh token; reconnect it.");
       const resp = await refreshLinkedInToken(ctx, refreshToken);
-      return refreshedCredentials(resp, account.credentials, ctx.now());
+      return refreshedFromTokenResponse(resp, account.credentials, ctx.now());
     },
   };
   if (platform === "linkedin-page") {

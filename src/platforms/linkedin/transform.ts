@@ -1,6 +1,5 @@
-import type { AccountCredentials } from "../../services/social-accounts/credentials";
 import { type AdapterAccount, type AdapterMedia, type Metric, PlatformError } from "../types";
-import type { LiErrorBody, LiShareStatistics, LiTokenResponse, LiVideo } from "./types";
+import type { LiErrorBody, LiShareStatistics, LiVideo } from "./types";
 
 /** Pure request/response mapping for LinkedIn posts (platforms.md §1–2). */
 
@@ -106,21 +105,4 @@ export function pageMetrics(resp: LiShareStatistics | null): Metric[] {
     { label: "Shares", value: s.shareCount ?? 0 },
     { label: "Clicks", value: s.clickCount ?? 0 },
   ];
-}
-
-export function refreshedCredentials(
-  resp: LiTokenResponse & { access_token: string },
-  previous: AccountCredentials,
-  nowMs: number,
-): { credentials: AccountCredentials; expiresAt: number | null } {
-  const expiresAt = typeof resp.expires_in === "number" ? nowMs + resp.expires_in * 1000 : null;
-  return {
-    credentials: {
-      ...previous,
-      access_token: resp.access_token,
-      refresh_token: resp.refresh_token ?? previous.refresh_token,
-      expires_at: expiresAt,
-    },
-    expiresAt,
-  };
 }

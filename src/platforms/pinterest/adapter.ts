@@ -1,3 +1,4 @@
+import { refreshedFromTokenResponse, requireToken } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
@@ -19,7 +20,6 @@ import {
   metricsFromAnalytics,
   metricTypes,
   pinUrl,
-  refreshedCredentials,
   videoMediaSource,
 } from "./transform";
 import type { PinterestMediaSource } from "./types";
@@ -33,11 +33,7 @@ import type { PinterestMediaSource } from "./types";
 export const MEDIA_POLL_INTERVAL_MS = 5_000;
 export const MEDIA_POLLS = 40;
 
-function accessToken(account: AdapterAccount): string {
-  const token = account.credentials.access_token;
-  if (!token) throw new PlatformError("auth", "The Pinterest account has no access token.");
-  return token;
-}
+const accessToken = (account: AdapterAccount): string => requireToken(account, "access", "Pinterest");
 
 async function uploadVideo(ctx: AdapterContext, api: PinterestApi, req: PublishRequest): Promise<PinterestMediaSource> {
   if (req.media.length !== 1 || req.media[0]!.type !== "video") {
@@ -75,9 +71,8 @@ async function publish(ctx: AdapterContext, req: PublishRequest): Promise<Publis
 }
 
 async function refresh(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials> {
-  const refreshToken = account.credentials.refresh_token;
-  if (!refreshToken) throw new PlatformError("auth", "The Pinterest account has no refresh token.");
-  return refreshedCredentials(await refreshPinterestToken(ctx, refreshToken), refreshToken, ctx.now());
+  const refreshToken = requireToken(account, "refresh", "Pinterest");
+  return refreshedFromTokenResponse(await refreshPinterestToken(ctx, refreshToken), account.credentials, ctx.now());
 }
 
 async function metrics(ctx: AdapterContext, req: MetricsRequest): Promise<Metric[]> {

@@ -1,19 +1,11 @@
 import { retryAfterSeconds } from "../http";
-import {
-  type AdapterMedia,
-  type Metric,
-  PlatformError,
-  type PlatformErrorKind,
-  type PublishRequest,
-  type RefreshedCredentials,
-} from "../types";
+import { type AdapterMedia, type Metric, PlatformError, type PlatformErrorKind, type PublishRequest } from "../types";
 import type {
   PinterestCreatePin,
   PinterestErrorBody,
   PinterestMediaSource,
   PinterestMetricName,
   PinterestPinAnalytics,
-  PinterestTokenResponse,
 } from "./types";
 
 /** Pure request/response mapping for Pinterest (platforms.md §10). */
@@ -192,21 +184,4 @@ export function metricsFromAnalytics(body: PinterestPinAnalytics | null): Metric
     { label: "Outbound clicks", value: n("OUTBOUND_CLICK") },
     { label: "Video views", value: n("VIDEO_MRC_VIEW") },
   ];
-}
-
-/** Pinterest sends a refresh token only when it rotates one; otherwise keep the old. */
-export function refreshedCredentials(
-  body: PinterestTokenResponse,
-  previousRefreshToken: string,
-  nowMs: number,
-): RefreshedCredentials {
-  const expiresAt = typeof body.expires_in === "number" ? nowMs + body.expires_in * 1000 : null;
-  return {
-    credentials: {
-      access_token: body.access_token,
-      refresh_token: body.refresh_token || previousRefreshToken,
-      expires_at: expiresAt,
-    },
-    expiresAt,
-  };
 }

@@ -1,5 +1,6 @@
 import { log } from "../../lib/logger";
 import { ChunkReader } from "../chunk-reader";
+import { refreshedFromTokenResponse, requireToken } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
@@ -11,15 +12,7 @@ import {
   type RefreshedCredentials,
 } from "../types";
 import { refreshTikTokToken, TikTokApi } from "./api";
-import {
-  choosePrivacyLevel,
-  photoInitBody,
-  planChunks,
-  postUrl,
-  refreshedCredentials,
-  statusOutcome,
-  videoInitBody,
-} from "./transform";
+import { choosePrivacyLevel, photoInitBody, planChunks, postUrl, statusOutcome, videoInitBody } from "./transform";
 import type { TikTokCreatorInfo } from "./types";
 
 /**
@@ -37,11 +30,7 @@ import type { TikTokCreatorInfo } from "./types";
 export const STATUS_POLL_INTERVAL_MS = 5_000;
 export const STATUS_POLLS = 36;
 
-function accessToken(account: AdapterAccount): string {
-  const token = account.credentials.access_token;
-  if (!token) throw new PlatformError("auth", "The TikTok account has no access token.");
-  return token;
-}
+const accessToken = (account: AdapterAccount): string => requireToken(account, "access", "TikTok");
 
 async function publish(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult> {
   const api = new TikTokApi(ctx, accessToken(req.account));
@@ -141,10 +130,9 @@ async function awaitPublication(
 }
 
 async function refresh(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials> {
-  const refreshToken = account.credentials.refresh_token;
-  if (!refreshToken) throw new PlatformError("auth", "The TikTok account has no refresh token.");
+  const refreshToken = requireToken(account, "refresh", "TikTok");
   const body = await refreshTikTokToken(ctx, refreshToken);
-  return refreshedCredentials(body, refreshToken, ctx.now());
+  return refreshedFromTokenResponse(body, account.credentials, ctx.now());
 }
 
 export const tiktokAdapter: PlatformAdapter = { platform: "tiktok", publish, refresh };

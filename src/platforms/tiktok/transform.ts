@@ -1,12 +1,11 @@
 import { retryAfterSeconds } from "../http";
-import { PlatformError, type PlatformErrorKind, type PublishRequest, type RefreshedCredentials } from "../types";
+import { PlatformError, type PlatformErrorKind, type PublishRequest } from "../types";
 import type {
   TikTokCreatorInfo,
   TikTokEnvelope,
   TikTokFileUploadSource,
   TikTokPhotoInitRequest,
   TikTokStatusData,
-  TikTokTokenResponse,
   TikTokVideoInitRequest,
 } from "./types";
 
@@ -241,21 +240,4 @@ export function statusOutcome(data: TikTokStatusData): StatusOutcome {
 /** `https://www.tiktok.com/@{username}/video/{id}` (photo posts: `/photo/{id}`). */
 export function postUrl(username: string, postId: string, kind: "video" | "photo"): string {
   return `https://www.tiktok.com/@${encodeURIComponent(username)}/${kind}/${postId}`;
-}
-
-/** Maps a successful `/v2/oauth/token/` answer; TikTok may rotate the refresh token. */
-export function refreshedCredentials(
-  body: TikTokTokenResponse,
-  previousRefreshToken: string | undefined,
-  nowMs: number,
-): RefreshedCredentials {
-  const expiresAt = typeof body.expires_in === "number" ? nowMs + body.expires_in * 1000 : null;
-  return {
-    credentials: {
-      access_token: body.access_token,
-      refresh_token: body.refresh_token || previousRefreshToken,
-      expires_at: expiresAt,
-    },
-    expiresAt,
-  };
 }

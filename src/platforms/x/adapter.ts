@@ -1,4 +1,5 @@
 import { readJson } from "../http";
+import { refreshedFromTokenResponse } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
@@ -147,16 +148,8 @@ export const xAdapter: PlatformAdapter = {
         `X refused to refresh the token: ${body?.error_description ?? body?.error ?? `HTTP ${res.status}`}`,
       );
     }
-    const expiresAt = body.expires_in ? actx.now() + body.expires_in * 1000 : null;
-    return {
-      // X rotates refresh tokens: keep the new one.
-      credentials: {
-        access_token: body.access_token,
-        refresh_token: body.refresh_token ?? refreshToken,
-        expires_at: expiresAt,
-      },
-      expiresAt,
-    };
+    // X rotates refresh tokens: the new one is kept.
+    return refreshedFromTokenResponse(body, account.credentials, actx.now());
   },
 
   async metrics(actx, req) {

@@ -1,5 +1,6 @@
 import { log } from "../../lib/logger";
 import { ChunkReader } from "../chunk-reader";
+import { refreshedFromTokenResponse, requireToken } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
@@ -18,7 +19,6 @@ import {
   metricsFromStatistics,
   planChunks,
   processingOutcome,
-  refreshedCredentials,
   shortUrl,
   YOUTUBE_CHUNK_BYTES,
 } from "./transform";
@@ -36,11 +36,7 @@ export const CHUNK_RETRIES = 3;
 export const PROCESSING_POLL_INTERVAL_MS = 5_000;
 export const PROCESSING_POLLS = 12;
 
-function accessToken(account: AdapterAccount): string {
-  const token = account.credentials.access_token;
-  if (!token) throw new PlatformError("auth", "The YouTube account has no access token.");
-  return token;
-}
+const accessToken = (account: AdapterAccount): string => requireToken(account, "access", "YouTube");
 
 export function createYouTubeAdapter(options: { chunkBytes?: number } = {}): PlatformAdapter {
   const chunkBytes = options.chunkBytes ?? YOUTUBE_CHUNK_BYTES;
@@ -146,9 +142,8 @@ export function createYouTubeAdapter(options: { chunkBytes?: number } = {}): Pla
   }
 
   async function refresh(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials> {
-    const refreshToken = account.credentials.refresh_token;
-    if (!refreshToken) throw new PlatformError("auth", "The YouTube account has no refresh token.");
-    return refreshedCredentials(await refreshGoogleToken(ctx, refreshToken), refreshToken, ctx.now());
+    const refreshToken = requireToken(account, "refresh", "YouTube");
+    return refreshedFromTokenResponse(await refreshGoogleToken(ctx, refreshToken), account.credentials, ctx.now());
   }
 
   async function metrics(ctx: AdapterContext, req: MetricsRequest): Promise<Metric[]> {

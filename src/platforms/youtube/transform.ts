@@ -1,18 +1,6 @@
 import { retryAfterSeconds } from "../http";
-import {
-  type Metric,
-  PlatformError,
-  type PlatformErrorKind,
-  type PublishRequest,
-  type RefreshedCredentials,
-} from "../types";
-import type {
-  GoogleErrorBody,
-  GoogleTokenResponse,
-  YouTubeInsertMetadata,
-  YouTubePrivacyStatus,
-  YouTubeVideo,
-} from "./types";
+import { type Metric, PlatformError, type PlatformErrorKind, type PublishRequest } from "../types";
+import type { GoogleErrorBody, YouTubeInsertMetadata, YouTubePrivacyStatus, YouTubeVideo } from "./types";
 
 /** Pure request/response mapping for YouTube (platforms.md §9). */
 
@@ -209,21 +197,4 @@ export function metricsFromStatistics(stats: YouTubeVideo["statistics"]): Metric
     { label: "Likes", value: n(stats?.likeCount) },
     { label: "Comments", value: n(stats?.commentCount) },
   ];
-}
-
-/** Google usually does not re-send the refresh token: keep the old one. */
-export function refreshedCredentials(
-  body: GoogleTokenResponse,
-  previousRefreshToken: string,
-  nowMs: number,
-): RefreshedCredentials {
-  const expiresAt = typeof body.expires_in === "number" ? nowMs + body.expires_in * 1000 : null;
-  return {
-    credentials: {
-      access_token: body.access_token,
-      refresh_token: body.refresh_token || previousRefreshToken,
-      expires_at: expiresAt,
-    },
-    expiresAt,
-  };
 }

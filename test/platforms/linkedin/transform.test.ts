@@ -6,12 +6,12 @@ import {
   imageContent,
   pageMetrics,
   planMedia,
-  refreshedCredentials,
   secondsUntilUtcMidnight,
   shareStatisticsQuery,
   videoContent,
   videoState,
 } from "../../../src/platforms/linkedin/transform";
+import { refreshedFromTokenResponse } from "../../../src/platforms/oauth";
 import type { AdapterMedia } from "../../../src/platforms/types";
 import { testAccount } from "../../support/adapter-context";
 
@@ -116,7 +116,11 @@ describe("LinkedIn transform", () => {
 
   it("keeps the old refresh token when LinkedIn does not return a new one", () => {
     expect(
-      refreshedCredentials({ access_token: "new", expires_in: 10 }, { access_token: "old", refresh_token: "r" }, 1000),
+      refreshedFromTokenResponse(
+        { access_token: "new", expires_in: 10 },
+        { access_token: "old", refresh_token: "r" },
+        1000,
+      ),
     ).toEqual({
       credentials: { access_token: "new", refresh_token: "r", expires_at: 11_000 },
       expiresAt: 11_000,

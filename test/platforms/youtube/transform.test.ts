@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { refreshedFromTokenResponse } from "../../../src/platforms/oauth";
 import {
   insertMetadata,
   metricsFromStatistics,
   nextOffsetFromRange,
   planChunks,
   processingOutcome,
-  refreshedCredentials,
   secondsUntilQuotaReset,
   youtubeError,
 } from "../../../src/platforms/youtube/transform";
@@ -188,12 +188,15 @@ describe("youtube metrics and refresh", () => {
   });
 
   it("keeps the old refresh token unless Google sends a new one", () => {
-    expect(refreshedCredentials({ access_token: "a", expires_in: 3599 }, "old", 1000)).toEqual({
-      credentials: { access_token: "a", refresh_token: "old", expires_at: 3_600_000 },
-      expiresAt: 3_600_000,
-    });
-    expect(refreshedCredentials({ access_token: "a", refresh_token: "new" }, "old", 0).credentials.refresh_token).toBe(
-      "new",
+    expect(refreshedFromTokenResponse({ access_token: "a", expires_in: 3599 }, { refresh_token: "old" }, 1000)).toEqual(
+      {
+        credentials: { access_token: "a", refresh_token: "old", expires_at: 3_600_000 },
+        expiresAt: 3_600_000,
+      },
     );
+    expect(
+      refreshedFromTokenResponse({ access_token: "a", refresh_token: "new" }, { refresh_token: "old" }, 0).credentials
+        .refresh_token,
+    ).toBe("new");
   });
 });
