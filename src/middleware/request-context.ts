@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { loadConfig } from "../config";
+import type { ServiceContext } from "../context";
 import { countingD1, createDb, type QueryCounter } from "../db/client";
 import { log } from "../lib/logger";
 import type { AppEnv } from "../types";
@@ -15,7 +16,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("requestId", requestId);
   const url = new URL(c.req.url);
   const queries: QueryCounter = { statements: 0 };
-  c.set("service", {
+  const service: ServiceContext = {
     env: c.env,
     db: createDb(countingD1(c.env.DB, queries)),
     config: loadConfig(c.env),
@@ -29,9 +30,13 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
         p.catch(() => {});
       }
     },
-  });
+  };
+  c.set("service", service);
   await next();
   c.res.headers.set("X-Request-Id", requestId);
+  // Outside production, say how many D1 statements the request ran (browser devtools and the benchmarks read it).
+  if (service.config.APP_ENV !== "production")
+    c.res.headers.set("Server-Timing", `d1;desc="${queries.statements} statements"`);
   const workspace = c.get("workspace");
   log("info", "request", {
     request_id: requestId,

@@ -12,7 +12,11 @@ export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
  */
 export async function authenticateApiKey(ctx: ServiceContext, plainToken: string) {
   if (plainToken.length > 512) return null;
-  const hash = await sha256Hex(plainToken);
+  return authenticateTokenHash(ctx, await sha256Hex(plainToken));
+}
+
+/** The same, for a token already hashed with SHA-256 (hex). */
+export async function authenticateTokenHash(ctx: ServiceContext, hash: string) {
   const key = await ctx.db
     .select({
       id: apiKeys.id,

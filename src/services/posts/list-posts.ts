@@ -2,7 +2,10 @@ import { and, count, desc, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { type PostStatus, postLabels, posts } from "../../db/schema";
 import type { PostResource } from "../../presenters/post";
-import { buildPostResources } from "./load-posts";
+import { presentPost } from "../../presenters/post";
+import { assemble, childQueries } from "./load-posts";
+
+type PostRow = typeof posts.$inferSelect;
 
 export const POSTS_PER_PAGE = 15;
 
@@ -36,7 +39,7 @@ export interface PostPage {
 
 /**
  * One page of posts, `scheduled_at` desc then `created_at` desc, in Laravel's paginator shape (decisions §6).
- * Two D1 round trips per page whatever the posts hold: count + page rows, then platforms + media + labels.
+ * One D1 round trip per page whatever the posts hold: count, page rows, and their platforms, media and labels.
  * Page links keep the filters (`?status=draft&page=2`), like Laravel's `withQueryString()`.
  */
 export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): Promise<PostPage> {
@@ -55,18 +58,22 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
     );
   }
   const where = and(...filters);
-  const [[totalRow], rows] = await ctx.db.batch([
-    ctx.db.select({ total: count() }).from(posts).where(where),
-    ctx.db
-      .select()
+  const pageRows = (columns?: { id: typeof posts.id }) =>
+    (columns ? ctx.db.select(columns) : ctx.db.select())
       .from(posts)
       .where(where)
       .orderBy(desc(posts.scheduledAt), desc(posts.createdAt), desc(sql`rowid`))
       .limit(POSTS_PER_PAGE)
-      .offset((page - 1) * POSTS_PER_PAGE),
+      .offset((page - 1) * POSTS_PER_PAGE);
+  // One D1 round trip: the count, the page, and the page's platforms, media and labels (selected by subquery).
+  const [[totalRow], rows, platformRows, mediaRows, labelRows] = await ctx.db.batch([
+    ctx.db.select({ total: count() }).from(posts).where(where),
+    pageRows(),
+    ...childQueries(ctx, pageRows({ id: posts.id })),
   ]);
   const total = totalRow?.total ?? 0;
-  const data = rows.length ? await buildPostResources(ctx, rows) : [];
+  const resources = assemble(rows as PostRow[], platformRows, mediaRows, labelRows);
+  const data = (rows as PostRow[]).map((row) => presentPost(ctx, resources.get(row.id)!));
 
   const path = `${ctx.origin}/api/posts`;
   const query = new URLSearchParams();

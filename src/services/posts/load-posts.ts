@@ -1,4 +1,4 @@
-import { and, asc, type Column, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, type Column, eq, inArray, type SQLWrapper, sql } from "drizzle-orm";
 import type { ServiceContext, WorkspaceContext } from "../../context";
 import { labels, media, postLabels, postMedia, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { type PostResource, type PresentPostInput, presentPost } from "../../presenters/post";
@@ -30,8 +30,11 @@ const accountColumns = {
   status: aliased(socialAccounts.status, "account_status"),
 };
 
-/** The three child statements (platforms with their account, media, labels) of a set of posts. */
-function childQueries(ctx: ServiceContext, ids: string[]) {
+/**
+ * The three child statements (platforms with their account, media, labels) of a set of posts, given as ids or as
+ * a subquery selecting the ids (so a page and its children can go in one D1 round trip).
+ */
+export function childQueries(ctx: ServiceContext, ids: string[] | SQLWrapper) {
   return [
     ctx.db
       .select({ row: postPlatforms, account: accountColumns })
@@ -58,7 +61,7 @@ type PlatformJoin = Awaited<ReturnType<typeof childQueries>[0]>;
 type MediaJoin = Awaited<ReturnType<typeof childQueries>[1]>;
 type LabelJoin = Awaited<ReturnType<typeof childQueries>[2]>;
 
-function assemble(rows: PostRow[], platformRows: PlatformJoin, mediaRows: MediaJoin, labelRows: LabelJoin) {
+export function assemble(rows: PostRow[], platformRows: PlatformJoin, mediaRows: MediaJoin, labelRows: LabelJoin) {
   const inputs = new Map<string, PresentPostInput>(
     rows.map((post) => [post.id, { post, platforms: [], media: [], labels: [] }]),
   );
