@@ -5,10 +5,15 @@ import { registerListContentTypes } from "./content-types/list-content-types";
 import { registerHealth } from "./health/health";
 import { registerLabels } from "./labels/labels";
 import { registerMcp } from "./mcp";
+import { registerAttachMediaFromUrl } from "./media/attach-media-from-url";
+import { registerServeMedia } from "./media/serve-media";
+import { registerUploadPostMedia } from "./media/upload-post-media";
 import { registerGetPostMetrics } from "./metrics/get-post-metrics";
 import { registerPosts } from "./posts";
 import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
+import { registerIssueUpload } from "./uploads/issue-upload";
+import { registerSignedUpload } from "./uploads/signed-upload";
 import { registerGetWorkspace } from "./workspace/get-workspace";
 
 /** Every REST operation, in registration order. Each area adds its registrar here. */
@@ -25,4 +30,9 @@ export const registrars: ((app: App) => unknown)[] = [
   registerMcp,
   registerPosts,
   registerGetPostMetrics,
+  registerUploadPostMedia,
+  registerAttachMediaFromUrl,
+  registerIssueUpload,
+  registerSignedUpload,
+  registerServeMedia,
 ];

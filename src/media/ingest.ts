@@ -1,0 +1,136 @@
+/**
+ * The one media pipeline shared by direct upload, import from URL and the signed upload:
+ * sniff the type from the first bytes → check the kinds the caller accepts → apply the per-kind cap while
+ * streaming → (images) read dimensions from the header, guard the pixel budget, transcode PNG/WebP to JPEG →
+ * store at `medias/<uuid>.<ext>` in R2. Throws MediaRejectedError (a 422 for the caller) for anything the client
+ * sent wrong; leaves nothing in R2 when it throws.
+ */
+import type { MediaKind } from "../catalog/platforms";
+import { type ByteSource, peek } from "./byte-source";
+import { type DetectedType, detectType, readDimensions, SNIFF_BYTES, storedFormat } from "./sniff";
+import { putStream, readAll, TooLargeError } from "./storage";
+import { InvalidImageError, transcodeToJpeg } from "./transcode";
+
+export interface IngestLimits {
+  imageMaxBytes: number;
+  videoMaxBytes: number;
+  maxPixels: number;
+  /** Kinds the destination accepts (decisions §8); a detected type outside it is rejected before it is stored. */
+  accept: ReadonlySet<MediaKind>;
+}
+
+export interface StoredMedia {
+  path: string;
+  type: MediaKind;
+  mimeType: string;
+  size: number;
+  width: number | null;
+  height: number | null;
+  originalFilename: string;
+}
+
+export type RejectReason =
+  | "missing"
+  | "unsupported_type"
+  | "not_accepted"
+  | "too_large"
+  | "invalid_image"
+  | "too_many_pixels";
+
+export const NOT_ACCEPTED_MESSAGE = "No enabled platform on this post accepts this media type.";
+
+export class MediaRejectedError extends Error {
+  constructor(
+    readonly reason: RejectReason,
+    message: string,
+  ) {
+    super(message);
+    this.name = "MediaRejectedError";
+  }
+}
+
+const kilobytes = (bytes: number) => Math.floor(bytes / 1024);
+
+export const rejectMessages = {
+  missing: () => "The media field is required.",
+  unsupported_type: () => "The media field must be a file of type: jpeg, png, gif, webp, mp4, mov.",
+  not_accepted: () => NOT_ACCEPTED_MESSAGE,
+  too_large: (maxBytes: number) => `The media field must not be greater than ${kilobytes(maxBytes)} kilobytes.`,
+  invalid_image: () => "The media field must be a valid image.",
+  too_many_pixels: (maxPixels: number) =>
+    `The media field has invalid image dimensions: at most ${maxPixels} pixels are supported.`,
+};
+
+const reject = (reason: RejectReason, message: string) => new MediaRejectedError(reason, message);
+
+/** Detects the type from the first bytes of `source`; the returned source still yields every byte. */
+export async function sniff(source: ByteSource): Promise<{ detected: DetectedType; source: ByteSource }> {
+  const peeked = await peek(source, SNIFF_BYTES);
+  const detected = detectType(peeked.head);
+  if (!detected) {
+    await source.cancel();
+    throw reject("unsupported_type", rejectMessages.unsupported_type());
+  }
+  return { detected, source: peeked.source };
+}
+
+export async function ingestMedia(
+  bucket: R2Bucket,
+  input: ByteSource,
+  opts: { filename: string; limits: IngestLimits; detected?: DetectedType },
+): Promise<StoredMedia> {
+  const { limits } = opts;
+  let source = input;
+  let detected = opts.detected;
+  if (!detected) ({ detected, source } = await sniff(input));
+  if (!limits.accept.has(detected.kind)) {
+    await source.cancel();
+    throw reject("not_accepted", rejectMessages.not_accepted());
+  }
+  const stored = storedFormat(detected.mime);
+  const path = `medias/${crypto.randomUUID()}.${stored.ext}`;
+  const customMetadata = { original_filename: opts.filename };
+  const base = { path, type: detected.kind, mimeType: stored.mime, originalFilename: opts.filename };
+
+  if (detected.kind === "video") {
+    try {
+      const { size } = await putStream(bucket, path, source, {
+        maxBytes: limits.videoMaxBytes,
+        contentType: stored.mime,
+        customMetadata,
+      });
+      return { ...base, size, width: null, height: null };
+    } catch (err) {
+      if (err instanceof TooLargeError) throw reject("too_large", rejectMessages.too_large(limits.videoMaxBytes));
+      throw err;
+    }
+  }
+
+  let bytes: Uint8Array;
+  try {
+    bytes = await readAll(source, limits.imageMaxBytes);
+  } catch (err) {
+    if (err instanceof TooLargeError) throw reject("too_large", rejectMessages.too_large(limits.imageMaxBytes));
+    throw err;
+  }
+  const dims = readDimensions(detected.mime, bytes);
+  if (!dims) throw reject("invalid_image", rejectMessages.invalid_image());
+  let width = dims.width;
+  let height = dims.height;
+  if (detected.mime === "image/png" || detected.mime === "image/webp") {
+    // Decoding allocates 4 bytes per pixel (plus codec work space): refuse before touching the decoder.
+    if (width * height > limits.maxPixels)
+      throw reject("too_many_pixels", rejectMessages.too_many_pixels(limits.maxPixels));
+    try {
+      const out = await transcodeToJpeg(detected.mime, bytes);
+      bytes = out.bytes;
+      width = out.width;
+      height = out.height;
+    } catch (err) {
+      if (err instanceof InvalidImageError) throw reject("invalid_image", rejectMessages.invalid_image());
+      throw err;
+    }
+  }
+  await bucket.put(path, bytes, { httpMetadata: { contentType: stored.mime }, customMetadata });
+  return { ...base, size: bytes.length, width, height };
+}

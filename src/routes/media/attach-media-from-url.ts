@@ -1,0 +1,46 @@
+import { z } from "@hono/zod-openapi";
+import { attachMediaFromUrls } from "../../services/media/attach-media-from-urls";
+import type { App } from "../../types";
+import { authedRoute, idParam, jsonBody, ok } from "../openapi";
+import { PostSchema } from "../posts/schemas";
+
+const httpUrl = z
+  .url({ protocol: /^https?$/ })
+  .openapi({ description: "Public http(s) URL of an image or video.", example: "https://example.com/photo.png" });
+
+export const AttachMediaFromUrlRequest = z
+  .object({
+    urls: z
+      .array(httpUrl)
+      .min(1)
+      .max(10)
+      .openapi({ description: "1–10 URLs, downloaded concurrently (20 s each, at most 3 redirects)." }),
+  })
+  .openapi("AttachMediaFromUrlRequest");
+
+export const AttachMediaFromUrlResponse = z
+  .object({
+    post: PostSchema,
+    attached_count: z.number().int().openapi({ description: "URLs downloaded and attached." }),
+    failed_urls: z.array(z.string()).openapi({
+      description:
+        "The URLs (as sent) that were unreachable, refused (private address), of an unsupported type, too large, or not accepted by any enabled platform.",
+    }),
+  })
+  .openapi("AttachMediaFromUrlResponse");
+
+const route = authedRoute({
+  method: "post",
+  path: "/api/posts/{post}/media/from-url",
+  operationId: "attachMediaFromUrl",
+  tags: ["Media"],
+  summary: "Download files from URLs and attach them to a post",
+  request: { params: idParam("post", "Post id (UUID)."), ...jsonBody(AttachMediaFromUrlRequest) },
+  responses: { 200: ok(AttachMediaFromUrlResponse, "The updated post and what was attached or failed.") },
+});
+
+export function registerAttachMediaFromUrl(app: App) {
+  app.openapi(route, async (c) =>
+    c.json(await attachMediaFromUrls(c.get("workspace"), c.req.valid("param").post, c.req.valid("json").urls), 200),
+  );
+}

@@ -1,0 +1,59 @@
+import { and, eq } from "drizzle-orm";
+import { CONTENT_TYPES, contentTypeSpec, type MediaKind } from "../../catalog/platforms";
+import type { Config } from "../../config";
+import type { WorkspaceContext } from "../../context";
+import { postPlatforms, posts } from "../../db/schema";
+import { type AppError, notFound } from "../../lib/errors";
+import type { IngestLimits } from "../../media/ingest";
+
+const ALL_KINDS: readonly MediaKind[] = ["image", "video"];
+
+/**
+ * Kinds a post accepts (decisions §8): the intersection, over its enabled rows, of their content types' media
+ * kinds; every kind when no row is enabled.
+ */
+export function acceptedKinds(contentTypes: readonly string[]): Set<MediaKind> {
+  const accept = new Set<MediaKind>(ALL_KINDS);
+  for (const ct of contentTypes) {
+    const kinds = (CONTENT_TYPES as readonly string[]).includes(ct) ? contentTypeSpec(ct).allowed_media_types : [];
+    for (const k of ALL_KINDS) if (!kinds.includes(k)) accept.delete(k);
+  }
+  return accept;
+}
+
+export interface MediaTarget {
+  postId: string;
+  accept: Set<MediaKind>;
+}
+
+/** The post of this workspace that media is being added to (404 otherwise) and the kinds it accepts. */
+export async function mediaTarget(
+  ctx: WorkspaceContext,
+  postId: string,
+  notFoundError: () => AppError = notFound,
+): Promise<MediaTarget> {
+  const [postRows, rows] = await ctx.db.batch([
+    ctx.db
+      .select({ id: posts.id })
+      .from(posts)
+      .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
+    ctx.db
+      .select({ contentType: postPlatforms.contentType })
+      .from(postPlatforms)
+      .innerJoin(posts, eq(posts.id, postPlatforms.postId))
+      .where(
+        and(eq(postPlatforms.postId, postId), eq(posts.workspaceId, ctx.workspaceId), eq(postPlatforms.enabled, true)),
+      ),
+  ]);
+  if (postRows.length === 0) throw notFoundError();
+  return { postId, accept: acceptedKinds(rows.map((r) => r.contentType)) };
+}
+
+export function ingestLimits(config: Config, accept: ReadonlySet<MediaKind>, maxBytes?: number): IngestLimits {
+  return {
+    imageMaxBytes: Math.min(config.MEDIA_IMAGE_MAX_BYTES, maxBytes ?? Number.POSITIVE_INFINITY),
+    videoMaxBytes: Math.min(config.MEDIA_VIDEO_MAX_BYTES, maxBytes ?? Number.POSITIVE_INFINITY),
+    maxPixels: config.MEDIA_MAX_IMAGE_PIXELS,
+    accept,
+  };
+}

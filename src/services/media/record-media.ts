@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import type { ServiceContext } from "../../context";
+import { media, postMedia } from "../../db/schema";
+import { log } from "../../lib/logger";
+import type { StoredMedia } from "../../media/ingest";
+
+export type MediaRow = typeof media.$inferInsert;
+
+/** Any transport context that knows its workspace (API key, MCP, or a verified signed upload URL). */
+export type MediaContext = ServiceContext & { workspaceId: string };
+
+export function mediaRow(ctx: MediaContext, stored: StoredMedia, uploadToken: string | null = null): MediaRow {
+  return {
+    id: crypto.randomUUID(),
+    workspaceId: ctx.workspaceId,
+    path: stored.path,
+    type: stored.type,
+    mimeType: stored.mimeType,
+    originalFilename: stored.originalFilename,
+    size: stored.size,
+    width: stored.width,
+    height: stored.height,
+    uploadToken,
+    createdAt: ctx.now(),
+  };
+}
+
+/** Appends a media row to the end of a post's media list; the position is computed inside the statement. */
+export function appendToPost(ctx: MediaContext, postId: string, mediaId: string) {
+  return ctx.db
+    .insert(postMedia)
+    .select(
+      sql`SELECT ${postId}, ${mediaId}, COALESCE(MAX(${postMedia.position}), -1) + 1 FROM ${postMedia} WHERE ${postMedia.postId} = ${postId}`,
+    )
+    .onConflictDoNothing();
+}
+
+/**
+ * Creates the media rows (and attaches them to `postId` in the given order) in one batch. If the batch fails, the
+ * stored objects are deleted so nothing is left behind, and the error is rethrown.
+ */
+export async function recordMedia(ctx: MediaContext, rows: MediaRow[], postId: string | null): Promise<void> {
+  if (rows.length === 0) return;
+  try {
+    const statements = [
+      ctx.db.insert(media).values(rows),
+      ...(postId ? rows.map((r) => appendToPost(ctx, postId, r.id as string)) : []),
+    ];
+    await ctx.db.batch(statements as [(typeof statements)[0], ...typeof statements]);
+  } catch (err) {
+    await discardObjects(
+      ctx,
+      rows.map((r) => r.path),
+    );
+    throw err;
+  }
+}
+
+export async function discardObjects(ctx: MediaContext, paths: string[]): Promise<void> {
+  if (paths.length === 0) return;
+  try {
+    await ctx.env.MEDIA_BUCKET.delete(paths);
+  } catch (err) {
+    log("error", "media_cleanup_failed", { request_id: ctx.requestId, paths, error: String(err) });
+  }
+}
