@@ -57,7 +57,7 @@ export function transcodeToJpeg(
 ): Promise<TranscodeResult> {
   return serialize(async () => {
     await initCodecs();
-    let image: ImageData;
+    let image: { data: Uint8ClampedArray; width: number; height: number };
     try {
       const buffer = input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength) as ArrayBuffer;
       image = mime === "image/png" ? await decodePng(buffer) : await decodeWebp(buffer);

@@ -1,0 +1,177 @@
+import { env } from "cloudflare:workers";
+import { createDb } from "../../src/db/client";
+import type { WorkspaceContext } from "../../src/context";
+import { loadConfig } from "../../src/config";
+import type { TestWorkspace } from "../support/harness";
+
+/** Tiny media files built in the test (no big transcodes in unit tests), and posts inserted straight into D1. */
+
+const b64 = (s: string) => Uint8Array.from(atob(s), (c) => c.charCodeAt(0));
+
+/** 1×1 GIF89a. */
+export const GIF_1X1 = b64("R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==");
+/** 1×1 lossless WebP (VP8L). */
+export const WEBP_LOSSLESS_1X1 = b64("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP4HAA==");
+/** 1×1 lossy WebP (VP8). */
+export const WEBP_LOSSY_1X1 = b64("UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA");
+
+/** A JPEG header (SOI, APP0, SOF0 with the given size, EOI): stored byte for byte, never decoded. */
+export function jpegHeader(width: number, height: number, padding = 0): Uint8Array {
+  const app0 = [0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00];
+  const sof = [0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+  const out = new Uint8Array(2 + app0.length + sof.length + padding + 2);
+  out.set([0xff, 0xd8], 0);
+  out.set(app0, 2);
+  out.set(sof, 2 + app0.length);
+  for (let i = 0; i < padding; i++) out[2 + app0.length + sof.length + i] = i & 0x7f;
+  out.set([0xff, 0xd9], out.length - 2);
+  return out;
+}
+
+/** An ISO-BMFF file of `size` bytes with the given major brand (`isom` → mp4, `qt  ` → quicktime). */
+export function isoBmff(size: number, brand = "isom"): Uint8Array {
+  const out = new Uint8Array(size);
+  const ftyp = `\0\0\0\x18ftyp${brand}\0\0\x02\0${brand}iso2`;
+  for (let i = 0; i < ftyp.length; i++) out[i] = ftyp.charCodeAt(i);
+  const mdat = "\0\0\0\0mdat";
+  for (let i = 0; i < mdat.length; i++) out[24 + i] = mdat.charCodeAt(i);
+  for (let i = 32; i < size; i++) out[i] = (i * 31 + (i >> 8)) & 255;
+  return out;
+}
+
+const CRC_TABLE = (() => {
+  const t = new Uint32Array(256);
+  for (let n = 0; n < 256; n++) {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    t[n] = c >>> 0;
+  }
+  return t;
+})();
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = (CRC_TABLE[(c ^ b) & 255] as number) ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Uint8Array): Uint8Array {
+  const out = new Uint8Array(12 + data.length);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, data.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(data, 8);
+  dv.setUint32(8 + data.length, crc32(out.subarray(4, 8 + data.length)));
+  return out;
+}
+
+async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
+  const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate"));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+/**
+ * An 8-bit RGBA (colorType 6) or RGB (2) PNG whose pixels come from `pixel(x, y)`. `declared` overrides the IHDR
+ * size (decompression-bomb headers); `truncate` cuts the IDAT data.
+ */
+export async function makePng(
+  width: number,
+  height: number,
+  pixel: (x: number, y: number) => [number, number, number, number] = (x, y) => [x * 40, y * 40, 128, 255],
+  opts: { alpha?: boolean; declared?: [number, number]; truncate?: number } = {},
+): Promise<Uint8Array> {
+  const alpha = opts.alpha ?? true;
+  const channels = alpha ? 4 : 3;
+  const raw = new Uint8Array(height * (1 + width * channels));
+  let at = 0;
+  for (let y = 0; y < height; y++) {
+    raw[at++] = 0; // filter: none
+    for (let x = 0; x < width; x++) {
+      const p = pixel(x, y);
+      for (let c = 0; c < channels; c++) raw[at++] = p[c] as number;
+    }
+  }
+  let idat = await deflate(raw);
+  if (opts.truncate !== undefined) idat = idat.subarray(0, opts.truncate);
+  const [w, h] = opts.declared ?? [width, height];
+  const ihdr = new Uint8Array(13);
+  const dv = new DataView(ihdr.buffer);
+  dv.setUint32(0, w);
+  dv.setUint32(4, h);
+  ihdr.set([8, alpha ? 6 : 2, 0, 0, 0], 8);
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    chunk("IDAT", idat),
+    chunk("IEND", new Uint8Array()),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** multipart/form-data body with one `media` file (Request serialises FormData itself). */
+export function mediaForm(bytes: Uint8Array, filename = "file.bin", type = "application/octet-stream"): FormData {
+  const form = new FormData();
+  form.append("media", new File([bytes], filename, { type }));
+  return form;
+}
+
+/** A post with one row per content type (`enabled` per entry), inserted directly in D1. */
+export async function insertPost(
+  ws: { workspaceId: string },
+  platforms: { platform: string; contentType: string; enabled?: boolean }[],
+): Promise<{ postId: string; rowIds: string[] }> {
+  const now = Date.now();
+  const postId = crypto.randomUUID();
+  const stmts = [
+    env.DB.prepare(
+      "INSERT INTO posts (id, workspace_id, content, status, scheduled_at, created_at, updated_at) VALUES (?, ?, ?, 'draft', ?, ?, ?)",
+    ).bind(postId, ws.workspaceId, "Hello", now + 86_400_000, now, now),
+  ];
+  const rowIds: string[] = [];
+  platforms.forEach((p, i) => {
+    const accountId = crypto.randomUUID();
+    const rowId = crypto.randomUUID();
+    rowIds.push(rowId);
+    stmts.push(
+      env.DB.prepare(
+        "INSERT INTO social_accounts (id, workspace_id, platform, display_name, username, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      ).bind(accountId, ws.workspaceId, p.platform, `${p.platform} account`, `${p.platform}_user`, now, now),
+      env.DB.prepare(
+        "INSERT INTO post_platforms (id, post_id, social_account_id, platform, content_type, enabled, display_name, display_username, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ).bind(rowId, postId, accountId, p.platform, p.contentType, p.enabled === false ? 0 : 1, `${p.platform} account`, `${p.platform}_user`, i, now, now),
+    );
+  });
+  await env.DB.batch(stmts);
+  return { postId, rowIds };
+}
+
+export async function mediaRows(workspaceId: string) {
+  const { results } = await env.DB.prepare("SELECT * FROM media WHERE workspace_id = ? ORDER BY created_at").bind(workspaceId).all();
+  return results as Record<string, unknown>[];
+}
+
+export async function bucketKeys(): Promise<string[]> {
+  const listed = await env.MEDIA_BUCKET.list({ prefix: "medias/" });
+  return listed.objects.map((o) => o.key).sort();
+}
+
+export function workspaceContext(ws: TestWorkspace): WorkspaceContext {
+  return {
+    env,
+    db: createDb(env.DB),
+    config: loadConfig(env),
+    now: () => Date.now(),
+    requestId: "test",
+    origin: "https://api.test",
+    waitUntil: () => {},
+    workspaceId: ws.workspaceId,
+    apiKeyId: ws.keyId,
+  };
+}
+
+export const MEDIA_ITEM_KEYS = ["id", "path", "url", "type", "mime_type", "original_filename", "size", "width", "height"];
