@@ -136,12 +136,23 @@ export async function fetchMedia(
         throw new FetchRefusedError(`Answered ${res.status}.`);
       }
       const inner = streamSource(res.body);
+      // The signal aborts a real fetch's body too; racing it also bounds bodies that ignore it.
+      const timedOut = new Promise<never>((_, reject) => {
+        const fail = () => reject(new FetchRefusedError("Timed out."));
+        if (controller.signal.aborted) fail();
+        else controller.signal.addEventListener("abort", fail, { once: true });
+      });
+      timedOut.catch(() => {});
       const source: ByteSource = {
         read: async () => {
           try {
-            return await inner.read();
+            return await Promise.race([inner.read(), timedOut]);
           } catch (err) {
-            throw controller.signal.aborted ? new FetchRefusedError("Timed out.") : err;
+            if (controller.signal.aborted) {
+              await inner.cancel().catch(() => {});
+              throw new FetchRefusedError("Timed out.");
+            }
+            throw err;
           }
         },
         cancel: (reason) => inner.cancel(reason),
