@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
-import { createDb } from "../../src/db/client";
-import type { WorkspaceContext } from "../../src/context";
 import { loadConfig } from "../../src/config";
+import type { WorkspaceContext } from "../../src/context";
+import { createDb } from "../../src/db/client";
 import type { TestWorkspace } from "../support/harness";
 
 /** Tiny media files built in the test (no big transcodes in unit tests), and posts inserted straight into D1. */
@@ -17,8 +17,30 @@ export const WEBP_LOSSY_1X1 = b64("UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+J
 
 /** A JPEG header (SOI, APP0, SOF0 with the given size, EOI): stored byte for byte, never decoded. */
 export function jpegHeader(width: number, height: number, padding = 0): Uint8Array {
-  const app0 = [0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00];
-  const sof = [0xff, 0xc0, 0x00, 0x11, 0x08, height >> 8, height & 255, width >> 8, width & 255, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1];
+  const app0 = [
+    0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
+  ];
+  const sof = [
+    0xff,
+    0xc0,
+    0x00,
+    0x11,
+    0x08,
+    height >> 8,
+    height & 255,
+    width >> 8,
+    width & 255,
+    0x03,
+    1,
+    0x22,
+    0,
+    2,
+    0x11,
+    1,
+    3,
+    0x11,
+    1,
+  ];
   const out = new Uint8Array(2 + app0.length + sof.length + padding + 2);
   out.set([0xff, 0xd8], 0);
   out.set(app0, 2);
@@ -143,7 +165,19 @@ export async function insertPost(
       ).bind(accountId, ws.workspaceId, p.platform, `${p.platform} account`, `${p.platform}_user`, now, now),
       env.DB.prepare(
         "INSERT INTO post_platforms (id, post_id, social_account_id, platform, content_type, enabled, display_name, display_username, position, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ).bind(rowId, postId, accountId, p.platform, p.contentType, p.enabled === false ? 0 : 1, `${p.platform} account`, `${p.platform}_user`, i, now, now),
+      ).bind(
+        rowId,
+        postId,
+        accountId,
+        p.platform,
+        p.contentType,
+        p.enabled === false ? 0 : 1,
+        `${p.platform} account`,
+        `${p.platform}_user`,
+        i,
+        now,
+        now,
+      ),
     );
   });
   await env.DB.batch(stmts);
@@ -151,7 +185,9 @@ export async function insertPost(
 }
 
 export async function mediaRows(workspaceId: string) {
-  const { results } = await env.DB.prepare("SELECT * FROM media WHERE workspace_id = ? ORDER BY created_at").bind(workspaceId).all();
+  const { results } = await env.DB.prepare("SELECT * FROM media WHERE workspace_id = ? ORDER BY created_at")
+    .bind(workspaceId)
+    .all();
   return results as Record<string, unknown>[];
 }
 
@@ -174,4 +210,14 @@ export function workspaceContext(ws: TestWorkspace): WorkspaceContext {
   };
 }
 
-export const MEDIA_ITEM_KEYS = ["id", "path", "url", "type", "mime_type", "original_filename", "size", "width", "height"];
+export const MEDIA_ITEM_KEYS = [
+  "id",
+  "path",
+  "url",
+  "type",
+  "mime_type",
+  "original_filename",
+  "size",
+  "width",
+  "height",
+];

@@ -21,7 +21,8 @@ async function cdn() {
     "/hop2": () => new Response(null, { status: 301, headers: { Location: `${CDN}/hop3` } }),
     "/hop3": () => new Response(null, { status: 307, headers: { Location: "/anim.gif" } }),
     "/hop0": () => new Response(null, { status: 302, headers: { Location: "/hop1" } }),
-    "/to-metadata": () => new Response(null, { status: 302, headers: { Location: "http://169.254.169.254/latest/meta-data/" } }),
+    "/to-metadata": () =>
+      new Response(null, { status: 302, headers: { Location: "http://169.254.169.254/latest/meta-data/" } }),
     "/to-localhost": () => new Response(null, { status: 302, headers: { Location: "http://localhost:8787/x.png" } }),
   };
   return fakeOrigin(CDN, (req) => {
@@ -71,11 +72,13 @@ describe("POST /api/posts/{post}/media/from-url", () => {
       "https://down.fake/a.gif",
     ]);
     expect(res.body.post.id).toBe(postId);
-    expect(res.body.post.media.map((m: Record<string, unknown>) => [m.type, m.mime_type, m.original_filename])).toEqual([
-      ["image", "image/jpeg", "photo.png"],
-      ["video", "video/mp4", "clip.mp4"],
-      ["image", "image/gif", "anim.gif"],
-    ]);
+    expect(res.body.post.media.map((m: Record<string, unknown>) => [m.type, m.mime_type, m.original_filename])).toEqual(
+      [
+        ["image", "image/jpeg", "photo.png"],
+        ["video", "video/mp4", "clip.mp4"],
+        ["image", "image/gif", "anim.gif"],
+      ],
+    );
     expect(await mediaRows(ws.workspaceId)).toHaveLength(3);
   }, 20_000);
 
@@ -97,7 +100,9 @@ describe("POST /api/posts/{post}/media/from-url", () => {
     const ws = await createTestWorkspace();
     const { postId } = await insertPost(ws, [{ platform: "youtube", contentType: "youtube_short" }]);
     const before = await bucketKeys();
-    const res = await ws.api("POST", `/api/posts/${postId}/media/from-url`, { urls: [u("/photo.png"), u("/anim.gif")] });
+    const res = await ws.api("POST", `/api/posts/${postId}/media/from-url`, {
+      urls: [u("/photo.png"), u("/anim.gif")],
+    });
     stop();
     expect(res.status).toBe(200);
     expect(res.body.attached_count).toBe(0);
@@ -175,7 +180,12 @@ describe("refusalReason", () => {
     }
   });
   it("allows public hosts, and everything when private is allowed", () => {
-    for (const url of ["https://example.com/a.png", "http://8.8.8.8/", "http://[2606:4700::1111]/", "https://172.32.0.1/"]) {
+    for (const url of [
+      "https://example.com/a.png",
+      "http://8.8.8.8/",
+      "http://[2606:4700::1111]/",
+      "https://172.32.0.1/",
+    ]) {
       expect(refused(url), url).toBe(false);
     }
     expect(refusalReason(new URL("http://127.0.0.1:8787/"), true)).toBeNull();

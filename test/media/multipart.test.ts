@@ -53,12 +53,20 @@ const body = enc.encode(
 describe("MultipartReader", () => {
   it("parses parts identically whatever the chunking (every split size 1–40)", async () => {
     const expected = [
-      { name: "note", filename: null, body: "hello\r\n--not-the-boundary", headers: { "content-disposition": 'form-data; name="note"' } },
+      {
+        name: "note",
+        filename: null,
+        body: "hello\r\n--not-the-boundary",
+        headers: { "content-disposition": 'form-data; name="note"' },
+      },
       {
         name: "media",
         filename: 'caf"e.png',
         body: `binary\r\n\r\n--${BOUNDARY.slice(0, 6)}data`,
-        headers: { "content-disposition": 'form-data; name="media"; filename="caf\\"e.png"', "content-type": "image/png" },
+        headers: {
+          "content-disposition": 'form-data; name="media"; filename="caf\\"e.png"',
+          "content-type": "image/png",
+        },
       },
     ];
     for (let size = 1; size <= 40; size++) {

@@ -1,7 +1,6 @@
-import { exports } from "cloudflare:workers";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { fetchMedia, FetchRefusedError } from "../../src/media/fetch-url";
+import { FetchRefusedError, fetchMedia } from "../../src/media/fetch-url";
 import { fakeOrigin } from "../support/fake-fetch";
 
 const get = (path: string, headers: Record<string, string> = {}, method = "GET") =>
@@ -66,7 +65,11 @@ describe("GET /media/medias/<file>", () => {
 
   it("answers 404 JSON for unknown objects and keys outside medias/<uuid>.<ext>", async () => {
     await env.MEDIA_BUCKET.put("medias/secret.txt", "x");
-    for (const path of [`/media/medias/${crypto.randomUUID()}.jpg`, "/media/medias/secret.txt", "/media/medias/..%2Fx"]) {
+    for (const path of [
+      `/media/medias/${crypto.randomUUID()}.jpg`,
+      "/media/medias/secret.txt",
+      "/media/medias/..%2Fx",
+    ]) {
       const res = await get(path);
       expect(res.status, path).toBe(404);
       expect(await res.json()).toEqual({ message: "Not found." });
@@ -76,7 +79,10 @@ describe("GET /media/medias/<file>", () => {
 
 describe("fetchMedia", () => {
   it("times out a slow download", async () => {
-    const stop = fakeOrigin("https://slow.fake", () => new Response(new ReadableStream({ pull: () => new Promise(() => {}) })));
+    const stop = fakeOrigin(
+      "https://slow.fake",
+      () => new Response(new ReadableStream({ pull: () => new Promise(() => {}) })),
+    );
     const fetched = await fetchMedia("https://slow.fake/a.mp4", { timeoutMs: 50, allowPrivate: false });
     const err = await fetched.source.read().catch((e) => e);
     fetched.done();

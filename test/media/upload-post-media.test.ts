@@ -2,7 +2,17 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { describeAuth } from "../support/auth-cases";
 import { call, createTestWorkspace, type TestWorkspace, UUID } from "../support/harness";
-import { bucketKeys, GIF_1X1, insertPost, isoBmff, jpegHeader, makePng, mediaForm, mediaRows, WEBP_LOSSY_1X1 } from "./fixtures";
+import {
+  bucketKeys,
+  GIF_1X1,
+  insertPost,
+  isoBmff,
+  jpegHeader,
+  makePng,
+  mediaForm,
+  mediaRows,
+  WEBP_LOSSY_1X1,
+} from "./fixtures";
 
 const upload = (ws: TestWorkspace, postId: string, body: BodyInit, headers: Record<string, string> = {}) =>
   call("POST", `/api/posts/${postId}/media`, { key: ws.key, rawBody: body, headers });
@@ -53,7 +63,13 @@ describe("POST /api/posts/{post}/media", () => {
     const { postId } = await insertPost(ws, [{ platform: "facebook", contentType: "facebook_post" }]);
     const res = await upload(ws, postId, mediaForm(isoBmff(4096), "clip.png", "image/png"));
     expect(res.status).toBe(200);
-    expect(res.body.media[0]).toMatchObject({ type: "video", mime_type: "video/mp4", size: 4096, width: null, height: null });
+    expect(res.body.media[0]).toMatchObject({
+      type: "video",
+      mime_type: "video/mp4",
+      size: 4096,
+      width: null,
+      height: null,
+    });
     expect(res.body.media[0].path).toMatch(/\.mp4$/);
 
     const svg = new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"></svg>');
@@ -114,7 +130,9 @@ describe("POST /api/posts/{post}/media", () => {
     );
     const corrupt = WEBP_LOSSY_1X1.slice();
     corrupt.fill(1, 30);
-    expect((await upload(ws, postId, mediaForm(corrupt))).body).toEqual(mediaError("The media field must be a valid image."));
+    expect((await upload(ws, postId, mediaForm(corrupt))).body).toEqual(
+      mediaError("The media field must be a valid image."),
+    );
 
     expect(await bucketKeys()).toEqual(before);
     expect(await mediaRows(ws.workspaceId)).toEqual([]);
@@ -126,9 +144,13 @@ describe("POST /api/posts/{post}/media", () => {
     const ws = await createTestWorkspace();
     const { postId } = await insertPost(ws, [{ platform: "x", contentType: "x_post" }]);
     const before = await bucketKeys();
-    const whole = new Uint8Array(await new Request("https://x/", { method: "POST", body: mediaForm(isoBmff(9000)) }).arrayBuffer());
+    const whole = new Uint8Array(
+      await new Request("https://x/", { method: "POST", body: mediaForm(isoBmff(9000)) }).arrayBuffer(),
+    );
     const boundary = /^--(.+)\r\n/.exec(new TextDecoder().decode(whole.subarray(0, 200)))![1]!;
-    const res = await upload(ws, postId, whole.subarray(0, 6000), { "Content-Type": `multipart/form-data; boundary=${boundary}` });
+    const res = await upload(ws, postId, whole.subarray(0, 6000), {
+      "Content-Type": `multipart/form-data; boundary=${boundary}`,
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ message: "Malformed multipart body." });
     expect(await bucketKeys()).toEqual(before);

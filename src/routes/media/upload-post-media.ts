@@ -23,7 +23,8 @@ const route = authedRoute({
 });
 
 export function registerUploadPostMedia(app: App) {
-  app.openAPIRegistry.registerPath(route);
+  const { middleware: _middleware, ...doc } = route;
+  app.openAPIRegistry.registerPath(doc);
   app.post("/api/posts/:post/media", requireApiKey, async (c) => {
     const postId = c.req.param("post");
     if (!isUuid(postId)) throw notFound();
