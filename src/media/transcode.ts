@@ -3,6 +3,7 @@
  * dimensions against MEDIA_MAX_IMAGE_PIXELS, so a decode never allocates more than that budget.
  */
 import { decodePng, decodeWebp, encodeJpeg, initCodecs } from "./codecs";
+import { encodeInStrips } from "./jpeg-strips";
 
 export class InvalidImageError extends Error {
   constructor(message = "Image could not be decoded.") {
@@ -50,11 +51,20 @@ function serialize<T>(fn: () => Promise<T>): Promise<T> {
   return run;
 }
 
+export type TranscodeOptions = Partial<typeof JPEG_OPTIONS> & {
+  /** Encode in strips stitched with restart markers (default) or the whole image in one call (benchmarks). */
+  strips?: boolean;
+};
+
 export function transcodeToJpeg(
   mime: "image/png" | "image/webp",
   input: Uint8Array,
-  options: Partial<typeof JPEG_OPTIONS> = {},
+  options: TranscodeOptions = {},
 ): Promise<TranscodeResult> {
+  const { strips = true, ...jpeg } = options;
+  const encoderOptions = { ...JPEG_OPTIONS, ...jpeg };
+  // Strips need identical fixed tables in every strip: baseline without optimised Huffman tables.
+  const useStrips = strips && !encoderOptions.progressive && !encoderOptions.optimize_coding;
   return serialize(async () => {
     await initCodecs();
     let image: { data: Uint8ClampedArray; width: number; height: number };
@@ -65,9 +75,14 @@ export function transcodeToJpeg(
       throw new InvalidImageError();
     }
     if (!image?.width || !image.height) throw new InvalidImageError();
+    const { width, height } = image;
     flattenOnWhite(image.data);
-    const out = await encodeJpeg(image, { ...JPEG_OPTIONS, ...options } as never);
-    return { bytes: new Uint8Array(out), width: image.width, height: image.height };
+    const encode = async (img: { data: Uint8Array | Uint8ClampedArray; width: number; height: number }) =>
+      new Uint8Array(await encodeJpeg(img as never, encoderOptions as never));
+    const bytes = useStrips
+      ? await encodeInStrips(width, height, async (y, count) => image.data.subarray(y * width * 4, (y + count) * width * 4), encode)
+      : await encode(image);
+    return { bytes, width, height };
   });
 }
 

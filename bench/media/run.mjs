@@ -1,0 +1,137 @@
+// PNG → JPEG (quality 100) in workerd with the @jsquash codecs, side by side with sharp (libvips + mozjpeg) in Node.
+// Run: npm run bench -- media   (or node bench/media/run.mjs). Starts `wrangler dev` on 127.0.0.1:8788 per case.
+// Per case: a fresh Worker (WASM memories only grow, so the heap after the runs is the peak for that image),
+// 1 warm-up + RUNS timed requests (wall time from Node: workerd's clock does not advance during CPU work),
+// the codecs' WASM heaps as reported by the Worker, and the workerd process's peak RSS growth over idle.
+import { mkdirSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import sharp from "sharp";
+import { machine, today, writeSection } from "../lib/results.mjs";
+import { startWorker } from "../lib/worker.mjs";
+import { noisy, photoLike, png } from "./images.mjs";
+import { findWorkerd, memory } from "./proc.mjs";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const PORT = Number(process.env.BENCH_PORT ?? 8788);
+const CONFIG = path.join(import.meta.dirname, "worker/wrangler.jsonc");
+const CACHE = path.join(tmpdir(), "bench-media-images");
+const MB = 1024 * 1024;
+
+const IMAGES = [
+  { name: "photo-like 4 MP (2000×2000)", file: "photo-4mp.png", w: 2000, h: 2000, make: photoLike },
+  { name: "photo-like 12 MP (4000×3000)", file: "photo-12mp.png", w: 4000, h: 3000, make: photoLike },
+  { name: "noisy 4 MP (2000×2000)", file: "noisy-4mp.png", w: 2000, h: 2000, make: noisy },
+];
+
+const VARIANTS = (process.env.BENCH_VARIANTS ?? "production,jsquash-defaults,baseline-optimized")
+  .split(",")
+  .map((name) => ({
+    name,
+    options: {
+      production: {},
+      // @jsquash/jpeg defaults (progressive, optimize_coding) at quality 100, whole-image encode.
+      "jsquash-defaults": { baseline: false, progressive: true, optimize_coding: true, strips: false },
+      // Baseline with optimized Huffman tables (needs a whole-image coefficient buffer), whole-image encode.
+      "baseline-optimized": { baseline: true, progressive: false, optimize_coding: true, strips: false },
+      // Production encoder settings but one whole-image encode instead of strips.
+      "baseline-whole": { strips: false },
+    }[name],
+  }));
+
+async function imageFiles() {
+  mkdirSync(CACHE, { recursive: true });
+  for (const img of IMAGES) {
+    const file = path.join(CACHE, img.file);
+    if (!existsSync(file)) writeFileSync(file, await png(img.make(img.w, img.h), img.w, img.h));
+    img.bytes = readFileSync(file);
+  }
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+};
+
+async function workerCase(img, variant) {
+  const worker = await startWorker({ config: CONFIG, port: PORT, healthPath: "/health" });
+  try {
+    const pid = findWorkerd(worker.pid);
+    const idle = pid ? memory(pid) : null;
+    const url = `${worker.base}/transcode?options=${encodeURIComponent(JSON.stringify(variant.options))}`;
+    const times = [];
+    let last;
+    for (let i = 0; i <= RUNS; i++) {
+      const t0 = performance.now();
+      const res = await fetch(url, { method: "POST", body: img.bytes });
+      const text = await res.text();
+      const ms = performance.now() - t0;
+      if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 300)}`);
+      last = JSON.parse(text);
+      if (i > 0) times.push(ms);
+    }
+    const peak = pid ? memory(pid) : null;
+    const heaps = last.heap;
+    return {
+      ms: median(times),
+      out: last.bytes,
+      heaps,
+      heapTotal: Object.values(heaps).reduce((a, b) => a + b, 0),
+      rssGrowthMb: idle && peak ? (peak.hwmKb - idle.rssKb) / 1024 : null,
+    };
+  } finally {
+    await worker.stop();
+  }
+}
+
+async function sharpCase(img) {
+  const times = [];
+  let out;
+  for (let i = 0; i <= RUNS; i++) {
+    const t0 = performance.now();
+    out = await sharp(img.bytes).jpeg({ quality: 100 }).toBuffer();
+    if (i > 0) times.push(performance.now() - t0);
+  }
+  return { ms: median(times), out: out.length };
+}
+
+const fmtMb = (b) => (b / MB).toFixed(1);
+
+await imageFiles();
+sharp.concurrency(1); // one thread, like a Worker isolate
+const rows = [];
+for (const img of IMAGES) {
+  const mp = (img.w * img.h) / 1e6;
+  const ref = await sharpCase(img);
+  console.log(`${img.name}: sharp ${ref.ms.toFixed(0)} ms`);
+  rows.push(
+    `| ${img.name} | sharp 0.35 (libvips, 1 thread) | ${ref.ms.toFixed(0)} | ${(ref.ms / mp).toFixed(0)} | 1.0× | — | — | ${fmtMb(ref.out)} |`,
+  );
+  for (const variant of VARIANTS) {
+    const r = await workerCase(img, variant);
+    console.log(`${img.name}: ${variant.name} ${r.ms.toFixed(0)} ms, heap ${fmtMb(r.heapTotal)} MB`, r.heaps);
+    const heapDetail = Object.entries(r.heaps)
+      .map(([k, v]) => `${k} ${fmtMb(v)}`)
+      .join(", ");
+    rows.push(
+      `| ${img.name} | ${variant.name} | ${r.ms.toFixed(0)} | ${(r.ms / mp).toFixed(0)} | ${(r.ms / ref.ms).toFixed(1)}× | ${fmtMb(r.heapTotal)} (${heapDetail}) | ${r.rssGrowthMb?.toFixed(0) ?? "n/a"} | ${fmtMb(r.out)} |`,
+    );
+  }
+}
+
+writeSection(
+  "media",
+  `## PNG → JPEG quality 100 (\`npm run bench -- media\`)
+
+${today()} · ${machine()}
+
+Wall time per image (median of ${RUNS} after a warm-up, request round trip on loopback included), WASM heap of each
+codec after the runs (WASM memories never shrink, so this is the peak), and the workerd process's peak RSS growth over
+idle (VmHWM − idle VmRSS, includes JS heap and the request/response bodies). sharp runs in Node on the same PNG with
+one libvips thread.
+
+| image | encoder | ms | ms/MP | vs sharp | WASM heap MB (per codec) | peak RSS growth MB | JPEG MB |
+|---|---|---|---|---|---|---|---|
+${rows.join("\n")}
+`,
+);
