@@ -54,5 +54,7 @@ export function noisy(width, height, seed = 7) {
 }
 
 export async function png(raw, width, height) {
-  return sharp(raw, { raw: { width, height, channels: 3 } }).png({ compressionLevel: 6 }).toBuffer();
+  return sharp(raw, { raw: { width, height, channels: 3 } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
 }

@@ -33,4 +33,3 @@ export function memory(pid) {
   const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rssKb: kb("VmRSS"), hwmKb: kb("VmHWM") };
 }
-

@@ -3,7 +3,7 @@
 // Per case: a fresh Worker (WASM memories only grow, so the heap after the runs is the peak for that image),
 // 1 warm-up + RUNS timed requests (wall time from Node: workerd's clock does not advance during CPU work),
 // the codecs' WASM heaps as reported by the Worker, and the workerd process's peak RSS growth over idle.
-import { mkdirSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";

@@ -1,8 +1,15 @@
 /**
- * PNG and WebP → JPEG at quality 100 with the @jsquash codecs. Callers have already checked the header
- * dimensions against MEDIA_MAX_IMAGE_PIXELS, so a decode never allocates more than that budget.
+ * PNG and WebP → JPEG at quality 100. Callers have already checked the header dimensions against
+ * MEDIA_MAX_IMAGE_PIXELS, so a decode never allocates more than that budget.
+ *
+ * Decoding: @jsquash/png and @jsquash/webp. Encoding: libjpeg-turbo (jpeg-encoder.ts) strip by strip, stitched into
+ * one baseline JPEG with restart markers (jpeg-strips.ts), so the encoder's heap holds one strip, not the image;
+ * 4:2:0 chroma, standard Huffman tables. Tiny images, and any image the turbo path fails on, go through
+ * @jsquash/jpeg's mozjpeg (whole image) instead. Numbers behind these choices: bench/RESULTS.md.
  */
-import { decodePng, decodeWebp, encodeJpeg, initCodecs } from "./codecs";
+import { log } from "../lib/logger";
+import { type DecodedImage, decodePng, decodeWebp, encodeWithMozjpeg } from "./codecs";
+import { encodeTurbo } from "./jpeg-encoder";
 import { encodeInStrips } from "./jpeg-strips";
 
 export class InvalidImageError extends Error {
@@ -18,12 +25,8 @@ export interface TranscodeResult {
   height: number;
 }
 
-/**
- * mozjpeg at quality 100. Baseline Huffman coding with the standard tables and no trellis passes: the defaults
- * (progressive + optimize_coding) keep every DCT coefficient of the image in the WASM heap and scan it several
- * times, which costs 2–5× the time and ~3 bytes per pixel more memory for a 1–3 % smaller file (bench/RESULTS.md).
- */
-export const JPEG_OPTIONS = {
+/** mozjpeg settings for the fallback path (and the benchmark's comparison): baseline, quality 100, 4:2:0. */
+export const MOZJPEG_OPTIONS = {
   quality: 100,
   baseline: true,
   arithmetic: false,
@@ -36,14 +39,23 @@ export const JPEG_OPTIONS = {
   trellis_opt_zero: false,
   trellis_opt_table: false,
   trellis_loops: 1,
-  auto_subsample: true,
+  auto_subsample: false,
   chroma_subsample: 2,
   separate_chroma_quality: false,
   chroma_quality: 100,
 } as const;
 
-// One decode/encode at a time per isolate: the codecs' heaps are shared, and two 12 MP images side by side would
-// not fit the Worker's memory.
+/** Below this many pixels the turbo build's fixed output buffer could be smaller than the JPEG headers. */
+export const TURBO_MIN_PIXELS = 65_536;
+
+export type TranscodeOptions = Partial<Record<keyof typeof MOZJPEG_OPTIONS, number | boolean>> & {
+  /** `turbo` (default) or `mozjpeg` (benchmarks). */
+  encoder?: "turbo" | "mozjpeg";
+  /** Ignored; kept so old benchmark option sets still parse. */
+  strips?: boolean;
+};
+
+// One decode/encode at a time per isolate: two large images side by side would not fit the Worker's memory.
 let queue: Promise<unknown> = Promise.resolve();
 function serialize<T>(fn: () => Promise<T>): Promise<T> {
   const run = queue.then(fn, fn);
@@ -51,23 +63,13 @@ function serialize<T>(fn: () => Promise<T>): Promise<T> {
   return run;
 }
 
-export type TranscodeOptions = Partial<typeof JPEG_OPTIONS> & {
-  /** Encode in strips stitched with restart markers (default) or the whole image in one call (benchmarks). */
-  strips?: boolean;
-};
-
 export function transcodeToJpeg(
   mime: "image/png" | "image/webp",
   input: Uint8Array,
   options: TranscodeOptions = {},
 ): Promise<TranscodeResult> {
-  const { strips = true, ...jpeg } = options;
-  const encoderOptions = { ...JPEG_OPTIONS, ...jpeg };
-  // Strips need identical fixed tables in every strip: baseline without optimised Huffman tables.
-  const useStrips = strips && !encoderOptions.progressive && !encoderOptions.optimize_coding;
   return serialize(async () => {
-    await initCodecs();
-    let image: { data: Uint8ClampedArray; width: number; height: number };
+    let image: DecodedImage;
     try {
       const buffer = input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength) as ArrayBuffer;
       image = mime === "image/png" ? await decodePng(buffer) : await decodeWebp(buffer);
@@ -77,13 +79,35 @@ export function transcodeToJpeg(
     if (!image?.width || !image.height) throw new InvalidImageError();
     const { width, height } = image;
     flattenOnWhite(image.data);
-    const encode = async (img: { data: Uint8Array | Uint8ClampedArray; width: number; height: number }) =>
-      new Uint8Array(await encodeJpeg(img as never, encoderOptions as never));
-    const bytes = useStrips
-      ? await encodeInStrips(width, height, async (y, count) => image.data.subarray(y * width * 4, (y + count) * width * 4), encode)
-      : await encode(image);
-    return { bytes, width, height };
+    if ((options.encoder ?? "turbo") === "turbo" && width * height >= TURBO_MIN_PIXELS) {
+      try {
+        const bytes = await encodeInStrips(width, height, (y, rows) =>
+          encodeTurbo(width, rows, (rgb) => rgbaRowsToRgb(image.data, width, y, rows, rgb)),
+        );
+        return { bytes, width, height };
+      } catch (err) {
+        log("warn", "jpeg_turbo_failed", { error: String(err), width, height });
+      }
+    }
+    return { bytes: await encodeMozjpeg(image, options), width, height };
   });
+}
+
+/** Whole-image mozjpeg (its Huffman tables are always optimised, so its strips could not be stitched). */
+async function encodeMozjpeg(image: DecodedImage, options: TranscodeOptions): Promise<Uint8Array> {
+  const { encoder: _e, strips: _s, ...overrides } = options;
+  return encodeWithMozjpeg(image, { ...MOZJPEG_OPTIONS, ...overrides });
+}
+
+/** Packs `rows` RGBA rows starting at `y` into `rgb` (3 bytes per pixel). */
+function rgbaRowsToRgb(rgba: Uint8ClampedArray, width: number, y: number, rows: number, rgb: Uint8Array): void {
+  const start = y * width * 4;
+  const pixels = width * rows;
+  for (let i = 0, s = start, d = 0; i < pixels; i++, s += 4, d += 3) {
+    rgb[d] = rgba[s] as number;
+    rgb[d + 1] = rgba[s + 1] as number;
+    rgb[d + 2] = rgba[s + 2] as number;
+  }
 }
 
 /** JPEG has no alpha: composite translucent pixels onto white instead of letting their hidden RGB show. */

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { bytesSource } from "../../src/media/byte-source";
 import { type IngestLimits, ingestMedia, MediaRejectedError } from "../../src/media/ingest";
+import { readDimensions } from "../../src/media/sniff";
 import { putStream, TooLargeError } from "../../src/media/storage";
 import { bucketKeys, GIF_1X1, isoBmff, jpegHeader, makePng, WEBP_LOSSLESS_1X1, WEBP_LOSSY_1X1 } from "./fixtures";
 
@@ -64,6 +65,21 @@ describe("ingestMedia", () => {
       const w = await ingest(webp);
       expect(w).toMatchObject({ mimeType: "image/jpeg", width: 1, height: 1 });
     }
+  });
+
+  it("encodes larger images with libjpeg-turbo in stitched strips (one valid baseline JPEG)", async () => {
+    // 700×1000 = 700 000 px: above the turbo threshold and taller than one strip (2 MB / (700 × 4) → 736 rows).
+    const png = await makePng(700, 1000, (x, y) => [x & 255, y & 255, (x + y) & 255, 255], { alpha: false });
+    const out = await ingest(png);
+    expect(out).toMatchObject({ mimeType: "image/jpeg", width: 700, height: 1000 });
+    const jpeg = new Uint8Array(await (await env.MEDIA_BUCKET.get(out.path))!.arrayBuffer());
+    expect(readDimensions("image/jpeg", jpeg)).toEqual({ width: 700, height: 1000 });
+    const markers = new Set<number>();
+    for (let i = 0; i < jpeg.length - 1; i++)
+      if (jpeg[i] === 0xff && jpeg[i + 1]! >= 0xd0 && jpeg[i + 1]! <= 0xdd) markers.add(jpeg[i + 1]!);
+    expect(markers.has(0xdd)).toBe(true); // DRI: restart interval = one strip
+    expect(markers.has(0xd0)).toBe(true); // RST0 between strip 0 and strip 1
+    expect([jpeg[jpeg.length - 2], jpeg[jpeg.length - 1]]).toEqual([0xff, 0xd9]);
   });
 
   it("streams videos to R2, using a multipart upload past one part (20 MB in 8 MiB parts)", async () => {

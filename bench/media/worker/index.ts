@@ -12,7 +12,8 @@ export default {
     const options = JSON.parse(url.searchParams.get("options") ?? "{}");
     const mime = (url.searchParams.get("mime") ?? "image/png") as "image/png" | "image/webp";
     const out = await transcodeToJpeg(mime, body, options);
-    if (url.searchParams.get("return") === "jpeg") return new Response(out.bytes, { headers: { "Content-Type": "image/jpeg" } });
+    if (url.searchParams.get("return") === "jpeg")
+      return new Response(out.bytes, { headers: { "Content-Type": "image/jpeg" } });
     return Response.json({ bytes: out.bytes.length, width: out.width, height: out.height, heap: wasmHeapBytes() });
   },
 };
