@@ -57,6 +57,40 @@ try {
       `${w}×${h}: ${turboJpeg.length} B; vs sharp one-piece encode max |Δ| ${d1.max}, mean ${d1.mean.toFixed(4)}; vs source PSNR ${d2.psnr.toFixed(1)} dB ${ok ? "OK" : "FAIL"}`,
     );
   }
+  // PNG flavours through the row decoder: palette (+ transparency), grey, grey+alpha, 16-bit, RGBA, interlaced.
+  const w = 600;
+  const h = 400;
+  const base = sharp(photoLike(w, h, 5), { raw: { width: w, height: h, channels: 3 } });
+  const flavours = {
+    palette: base.clone().png({ palette: true, colours: 64 }),
+    grey: base.clone().greyscale().png(),
+    "grey 1-bit": base.clone().greyscale().threshold(128).png({ palette: true, colours: 2 }),
+    "grey+alpha": base.clone().greyscale().ensureAlpha(0.5).png(),
+    "rgb 16-bit": base.clone().toColourspace("rgb16").png(),
+    rgba: base.clone().ensureAlpha(0.7).png(),
+    interlaced: base.clone().png({ progressive: true }),
+  };
+  for (const [name, pipeline] of Object.entries(flavours)) {
+    const input = await pipeline.toBuffer();
+    const res = await fetch(`${worker.base}/t?return=jpeg&options=%7B%7D`, { method: "POST", body: input });
+    if (!res.ok) throw new Error(`${name}: ${res.status} ${await res.text()}`);
+    const ours = await sharp(Buffer.from(await res.arrayBuffer()))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    // Reference: sharp flattens onto white and encodes with libjpeg-turbo at quality 100, 4:2:0.
+    const ref = await sharp(input)
+      .flatten({ background: "#ffffff" })
+      .toColourspace("srgb")
+      .jpeg({ quality: 100, chromaSubsampling: "4:2:0" })
+      .toBuffer()
+      .then((b) => sharp(b).raw().toBuffer({ resolveWithObject: true }));
+    const d = diff(ours.data, ref.data);
+    const ok = ours.info.width === w && ours.info.height === h && d.psnr > 38;
+    if (!ok) failed++;
+    console.log(
+      `${name}: vs sharp flatten+encode max |Δ| ${d.max}, PSNR ${d.psnr.toFixed(1)} dB ${ok ? "OK" : "FAIL"}`,
+    );
+  }
 } finally {
   await worker.stop();
 }

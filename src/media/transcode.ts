@@ -2,7 +2,8 @@
  * PNG and WebP → JPEG at quality 100. Callers have already checked the header dimensions against
  * MEDIA_MAX_IMAGE_PIXELS, so a decode never allocates more than that budget.
  *
- * Decoding: @jsquash/png and @jsquash/webp. Encoding: libjpeg-turbo (jpeg-encoder.ts) strip by strip, stitched into
+ * PNG: decoded row by row (png-stream.ts, native inflate) straight into the encoder. WebP, interlaced and tiny PNGs:
+ * @jsquash/webp / @jsquash/png. Encoding: libjpeg-turbo (jpeg-encoder.ts) strip by strip, stitched into
  * one baseline JPEG with restart markers (jpeg-strips.ts), so the encoder's heap holds one strip, not the image;
  * 4:2:0 chroma, standard Huffman tables. Tiny images, and any image the turbo path fails on, go through
  * @jsquash/jpeg's mozjpeg (whole image) instead. Numbers behind these choices: bench/RESULTS.md.
@@ -10,7 +11,8 @@
 import { log } from "../lib/logger";
 import { type DecodedImage, decodePng, decodeWebp, encodeWithMozjpeg } from "./codecs";
 import { encodeTurbo } from "./jpeg-encoder";
-import { encodeInStrips } from "./jpeg-strips";
+import { encodeInStrips, stripRows } from "./jpeg-strips";
+import { openPng, PngFormatError } from "./png-stream";
 
 export class InvalidImageError extends Error {
   constructor(message = "Image could not be decoded.") {
@@ -69,6 +71,11 @@ export function transcodeToJpeg(
   options: TranscodeOptions = {},
 ): Promise<TranscodeResult> {
   return serialize(async () => {
+    const turbo = (options.encoder ?? "turbo") === "turbo";
+    if (mime === "image/png" && turbo) {
+      const streamed = await streamPngToJpeg(input);
+      if (streamed) return streamed;
+    }
     let image: DecodedImage;
     try {
       const buffer = input.buffer.slice(input.byteOffset, input.byteOffset + input.byteLength) as ArrayBuffer;
@@ -79,7 +86,7 @@ export function transcodeToJpeg(
     if (!image?.width || !image.height) throw new InvalidImageError();
     const { width, height } = image;
     flattenOnWhite(image.data);
-    if ((options.encoder ?? "turbo") === "turbo" && width * height >= TURBO_MIN_PIXELS) {
+    if (turbo && width * height >= TURBO_MIN_PIXELS) {
       try {
         const bytes = await encodeInStrips(width, height, (y, rows) =>
           encodeTurbo(width, rows, (rgb) => rgbaRowsToRgb(image.data, width, y, rows, rgb)),
@@ -91,6 +98,41 @@ export function transcodeToJpeg(
     }
     return { bytes: await encodeMozjpeg(image, options), width, height };
   });
+}
+
+/**
+ * The PNG fast path: rows inflated and unfiltered on the fly (png-stream.ts) straight into libjpeg-turbo strips, so
+ * neither the decoded image nor the encoder ever holds more than one strip. Null when the PNG needs the general
+ * path (interlaced, tiny) or the turbo encoder failed; InvalidImageError for a corrupt or truncated file.
+ */
+async function streamPngToJpeg(input: Uint8Array): Promise<TranscodeResult | null> {
+  let png: ReturnType<typeof openPng>;
+  try {
+    png = openPng(input);
+  } catch {
+    throw new InvalidImageError();
+  }
+  if (!png) return null;
+  const { width, height } = png;
+  if (width * height < TURBO_MIN_PIXELS) {
+    await png.close();
+    return null;
+  }
+  const strip = new Uint8Array(Math.min(height, stripRows(width)) * width * 3);
+  try {
+    const bytes = await encodeInStrips(width, height, async (_y, rows) => {
+      const rgb = strip.subarray(0, rows * width * 3);
+      await png.readRows(rows, rgb);
+      return encodeTurbo(width, rows, (into) => into.set(rgb));
+    });
+    return { bytes, width, height };
+  } catch (err) {
+    if (err instanceof PngFormatError) throw new InvalidImageError();
+    log("warn", "png_stream_transcode_failed", { error: String(err), width, height });
+    return null;
+  } finally {
+    await png.close();
+  }
 }
 
 /** Whole-image mozjpeg (its Huffman tables are always optimised, so its strips could not be stitched). */

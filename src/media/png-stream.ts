@@ -1,0 +1,248 @@
+/**
+ * Row-by-row PNG decoding for the transcoder: the IDAT stream is inflated by the runtime's native
+ * DecompressionStream and unfiltered one row at a time, so memory is the compressed file plus two rows — never the
+ * whole decoded image (which @jsquash/png's WASM decoder needs twice: in its heap and as the returned ImageData).
+ * Rows come out as packed RGB with any alpha composited onto white.
+ *
+ * Interlaced (Adam7) PNGs are not handled here (`null`); the caller decodes them with @jsquash/png instead.
+ */
+export class PngFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PngFormatError";
+  }
+}
+
+export interface PngHeader {
+  width: number;
+  height: number;
+  bitDepth: number;
+  colorType: number;
+}
+
+interface Parsed extends PngHeader {
+  palette: Uint8Array | null;
+  alphaTable: Uint8Array | null;
+  idat: Uint8Array[];
+}
+
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+const VALID_DEPTHS: Record<number, number[]> = {
+  0: [1, 2, 4, 8, 16],
+  2: [8, 16],
+  3: [1, 2, 4, 8],
+  4: [8, 16],
+  6: [8, 16],
+};
+
+function parse(bytes: Uint8Array): Parsed | null {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let i = 8;
+  let header: PngHeader | null = null;
+  let interlaced = false;
+  let palette: Uint8Array | null = null;
+  let alphaTable: Uint8Array | null = null;
+  const idat: Uint8Array[] = [];
+  while (i + 8 <= bytes.length) {
+    const len = dv.getUint32(i);
+    const type = String.fromCharCode(...bytes.subarray(i + 4, i + 8));
+    const data = bytes.subarray(i + 8, i + 8 + len);
+    if (data.length !== len) throw new PngFormatError("Truncated chunk.");
+    if (type === "IHDR") {
+      if (len < 13) throw new PngFormatError("Bad IHDR.");
+      header = {
+        width: dv.getUint32(i + 8),
+        height: dv.getUint32(i + 12),
+        bitDepth: data[8] as number,
+        colorType: data[9] as number,
+      };
+      interlaced = data[12] === 1;
+      if (!VALID_DEPTHS[header.colorType]?.includes(header.bitDepth)) throw new PngFormatError("Unsupported format.");
+    } else if (type === "PLTE") palette = data;
+    else if (type === "tRNS") alphaTable = data;
+    else if (type === "IDAT") idat.push(data);
+    else if (type === "IEND") break;
+    i += 12 + len;
+  }
+  if (!header || header.width === 0 || header.height === 0) throw new PngFormatError("No image header.");
+  if (idat.length === 0) throw new PngFormatError("No image data.");
+  if (header.colorType === 3 && !palette) throw new PngFormatError("No palette.");
+  if (interlaced) return null;
+  return { ...header, palette, alphaTable, idat };
+}
+
+/** Reads exactly `n` bytes from an inflate stream into `into`; false when the stream ends first. */
+async function readExactly(
+  reader: ReadableStreamDefaultReader<Uint8Array>,
+  state: { rest: Uint8Array },
+  into: Uint8Array,
+): Promise<boolean> {
+  let at = 0;
+  while (at < into.length) {
+    if (state.rest.length === 0) {
+      const r = await reader.read();
+      if (r.done) return false;
+      state.rest = r.value;
+      continue;
+    }
+    const n = Math.min(into.length - at, state.rest.length);
+    into.set(state.rest.subarray(0, n), at);
+    state.rest = state.rest.subarray(n);
+    at += n;
+  }
+  return true;
+}
+
+function unfilter(filter: number, line: Uint8Array, prev: Uint8Array, bpp: number): void {
+  const n = line.length;
+  switch (filter) {
+    case 0:
+      return;
+    case 1:
+      for (let i = bpp; i < n; i++) line[i] = ((line[i] as number) + (line[i - bpp] as number)) & 255;
+      return;
+    case 2:
+      for (let i = 0; i < n; i++) line[i] = ((line[i] as number) + (prev[i] as number)) & 255;
+      return;
+    case 3:
+      for (let i = 0; i < bpp; i++) line[i] = ((line[i] as number) + ((prev[i] as number) >> 1)) & 255;
+      for (let i = bpp; i < n; i++)
+        line[i] = ((line[i] as number) + (((line[i - bpp] as number) + (prev[i] as number)) >> 1)) & 255;
+      return;
+    case 4:
+      for (let i = 0; i < n; i++) {
+        const a = i >= bpp ? (line[i - bpp] as number) : 0;
+        const b = prev[i] as number;
+        const c = i >= bpp ? (prev[i - bpp] as number) : 0;
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        const pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+        line[i] = ((line[i] as number) + pred) & 255;
+      }
+      return;
+    default:
+      throw new PngFormatError("Bad filter type.");
+  }
+}
+
+const blend = (c: number, a: number) => ((c * a + 255 * (255 - a) + 127) / 255) | 0;
+
+/** Converts one unfiltered scanline to packed RGB on white. */
+function toRgb(p: Parsed, line: Uint8Array, out: Uint8Array): void {
+  const { width, bitDepth, colorType } = p;
+  const step = bitDepth === 16 ? 2 : 1; // 16-bit samples: keep the high byte
+  if (colorType === 3 || (colorType === 0 && bitDepth < 8)) {
+    const perByte = 8 / bitDepth;
+    const mask = (1 << bitDepth) - 1;
+    const scale = 255 / mask;
+    for (let x = 0, o = 0; x < width; x++, o += 3) {
+      const byte = line[(x / perByte) | 0] as number;
+      const v = (byte >> (8 - bitDepth * ((x % perByte) + 1))) & mask;
+      if (colorType === 0) {
+        const g = (v * scale) | 0;
+        out[o] = g;
+        out[o + 1] = g;
+        out[o + 2] = g;
+      } else {
+        const pal = p.palette as Uint8Array;
+        const a = p.alphaTable && v < p.alphaTable.length ? (p.alphaTable[v] as number) : 255;
+        const r = (pal[v * 3] as number) ?? 0;
+        const g = (pal[v * 3 + 1] as number) ?? 0;
+        const b = (pal[v * 3 + 2] as number) ?? 0;
+        out[o] = a === 255 ? r : blend(r, a);
+        out[o + 1] = a === 255 ? g : blend(g, a);
+        out[o + 2] = a === 255 ? b : blend(b, a);
+      }
+    }
+    return;
+  }
+  const channels = CHANNELS[colorType] as number;
+  const px = channels * step;
+  for (let x = 0, s = 0, o = 0; x < width; x++, s += px, o += 3) {
+    switch (colorType) {
+      case 0: {
+        const g = line[s] as number;
+        out[o] = g;
+        out[o + 1] = g;
+        out[o + 2] = g;
+        break;
+      }
+      case 2:
+        out[o] = line[s] as number;
+        out[o + 1] = line[s + step] as number;
+        out[o + 2] = line[s + 2 * step] as number;
+        break;
+      case 4: {
+        const a = line[s + step] as number;
+        const g = a === 255 ? (line[s] as number) : blend(line[s] as number, a);
+        out[o] = g;
+        out[o + 1] = g;
+        out[o + 2] = g;
+        break;
+      }
+      default: {
+        const a = line[s + 3 * step] as number;
+        if (a === 255) {
+          out[o] = line[s] as number;
+          out[o + 1] = line[s + step] as number;
+          out[o + 2] = line[s + 2 * step] as number;
+        } else {
+          out[o] = blend(line[s] as number, a);
+          out[o + 1] = blend(line[s + step] as number, a);
+          out[o + 2] = blend(line[s + 2 * step] as number, a);
+        }
+      }
+    }
+  }
+}
+
+export interface PngRowReader extends PngHeader {
+  /** Fills `out` with the next `rows` rows as packed RGB (3 × width bytes each). */
+  readRows(rows: number, out: Uint8Array): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A row reader over a complete PNG file, or null for an interlaced PNG. Throws PngFormatError on bad data. */
+export function openPng(bytes: Uint8Array): PngRowReader | null {
+  const p = parse(bytes);
+  if (!p) return null;
+  const channels = CHANNELS[p.colorType] as number;
+  const bitsPerPixel = channels * p.bitDepth;
+  const stride = Math.ceil((p.width * bitsPerPixel) / 8);
+  const bpp = Math.max(1, bitsPerPixel >> 3);
+  const inflated = new Blob(p.idat as unknown as ArrayBuffer[])
+    .stream()
+    .pipeThrough(new DecompressionStream("deflate"));
+  const reader = inflated.getReader();
+  const state = { rest: new Uint8Array(0) };
+  let line = new Uint8Array(1 + stride);
+  let prev = new Uint8Array(1 + stride);
+  let row = 0;
+  return {
+    width: p.width,
+    height: p.height,
+    bitDepth: p.bitDepth,
+    colorType: p.colorType,
+    async readRows(rows, out) {
+      for (let r = 0; r < rows; r++, row++) {
+        if (row >= p.height) throw new PngFormatError("Read past the last row.");
+        let ok: boolean;
+        try {
+          ok = await readExactly(reader, state, line);
+        } catch {
+          throw new PngFormatError("Corrupt image data.");
+        }
+        if (!ok) throw new PngFormatError("Truncated image data.");
+        const data = line.subarray(1);
+        unfilter(line[0] as number, data, prev.subarray(1), bpp);
+        toRgb(p, data, out.subarray(r * p.width * 3, (r + 1) * p.width * 3));
+        [line, prev] = [prev, line];
+      }
+    },
+    async close() {
+      await reader.cancel().catch(() => {});
+    },
+  };
+}
