@@ -1,4 +1,5 @@
 // Process-tree memory readings (Linux /proc): the workerd process under a `wrangler dev`.
+import { execSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 function children(pid) {
@@ -14,17 +15,35 @@ function children(pid) {
   return out;
 }
 
-/** The workerd process started (directly or not) by `rootPid`. */
-export function findWorkerd(rootPid) {
+/**
+ * Every workerd process started (directly or not) by `rootPid`. `wrangler dev` runs two: a small proxy and the
+ * runtime that hosts the Worker, so readings are taken on all and the largest growth is reported.
+ */
+export function findWorkerds(rootPid) {
+  const found = [];
   const queue = [rootPid];
   while (queue.length) {
     const pid = queue.shift();
     try {
-      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd") return pid;
+      if (readFileSync(`/proc/${pid}/comm`, "utf8").trim() === "workerd") found.push(pid);
     } catch {}
     queue.push(...children(pid));
   }
-  return null;
+  return found;
+}
+
+/** Idle readings now; call the returned function later for the largest peak growth (MB) across the processes. */
+export function watchMemory(pids) {
+  const idle = new Map(pids.map((pid) => [pid, memory(pid)]));
+  return () => {
+    let best = { growthMb: 0, idleMb: 0, peakMb: 0 };
+    for (const [pid, before] of idle) {
+      const after = memory(pid);
+      const growthMb = (after.hwmKb - before.rssKb) / 1024;
+      if (growthMb >= best.growthMb) best = { growthMb, idleMb: before.rssKb / 1024, peakMb: after.hwmKb / 1024 };
+    }
+    return best;
+  };
 }
 
 /** {rssKb, hwmKb} of a process. */
@@ -32,4 +51,16 @@ export function memory(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
   return { rssKb: kb("VmRSS"), hwmKb: kb("VmHWM") };
+}
+
+/** `nproc`, `uname -m` and the Node version, as the results record them. */
+export function hostLine() {
+  const sh = (cmd) => {
+    try {
+      return execSync(cmd, { encoding: "utf8" }).trim();
+    } catch {
+      return "?";
+    }
+  };
+  return `\`nproc\` ${sh("nproc")} · \`uname -m\` ${sh("uname -m")} · node ${process.version}`;
 }

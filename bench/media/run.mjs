@@ -10,7 +10,7 @@ import sharp from "sharp";
 import { machine, today, writeSection } from "../lib/results.mjs";
 import { startWorker } from "../lib/worker.mjs";
 import { noisy, photoLike, png } from "./images.mjs";
-import { findWorkerd, memory } from "./proc.mjs";
+import { findWorkerds, hostLine, watchMemory } from "./proc.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const PORT = Number(process.env.BENCH_PORT ?? 8788);
@@ -61,8 +61,7 @@ const median = (xs) => {
 async function workerCase(img, variant) {
   const worker = await startWorker({ config: CONFIG, port: PORT, healthPath: "/health" });
   try {
-    const pid = findWorkerd(worker.pid);
-    const idle = pid ? memory(pid) : null;
+    const peakGrowth = watchMemory(findWorkerds(worker.pid));
     const url = `${worker.base}/transcode?options=${encodeURIComponent(JSON.stringify(variant.options))}`;
     const times = [];
     let last;
@@ -75,14 +74,13 @@ async function workerCase(img, variant) {
       last = JSON.parse(text);
       if (i > 0) times.push(ms);
     }
-    const peak = pid ? memory(pid) : null;
     const heaps = last.heap;
     return {
       ms: median(times),
       out: last.bytes,
       heaps,
       heapTotal: Object.values(heaps).reduce((a, b) => a + b, 0),
-      rssGrowthMb: idle && peak ? (peak.hwmKb - idle.rssKb) / 1024 : null,
+      rssGrowthMb: peakGrowth().growthMb,
     };
   } finally {
     await worker.stop();
@@ -136,6 +134,8 @@ writeSection(
   `## PNG → JPEG quality 100 (\`npm run bench -- media\`)
 
 ${today()} · ${machine()}
+
+${hostLine()}
 
 Wall time per image (median of ${RUNS} after a warm-up, request round trip on loopback included), WASM heap of each
 codec after the runs (WASM memories never shrink, so this is the peak), and the workerd process's peak RSS growth over

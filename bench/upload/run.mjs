@@ -14,7 +14,7 @@ import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
 import { machine, today, writeSection } from "../lib/results.mjs";
 import { freshState, startWorker } from "../lib/worker.mjs";
-import { findWorkerd, memory } from "../media/proc.mjs";
+import { findWorkerds, hostLine, watchMemory } from "../media/proc.mjs";
 
 const PORT = Number(process.env.BENCH_PORT ?? 8789);
 const VIDEO_MB = Number(process.env.BENCH_VIDEO_MB ?? 500);
@@ -119,7 +119,6 @@ try {
     (await fetch(`${worker.base}/api/uploads`, { method: "POST", headers: { Authorization: `Bearer ${key}` } })).json();
 
   // 1. 500 MB streaming upload
-  const pid = findWorkerd(worker.pid);
   // Warm the isolate (and the R2 path) with a small upload first, then take the idle reading.
   {
     const { upload_url } = await issue();
@@ -127,28 +126,28 @@ try {
     form.append("media", new Blob([GIF]), "warm.gif");
     await (await fetch(upload_url, { method: "POST", body: form })).text();
   }
-  const idle = memory(pid);
+  const peakGrowth = watchMemory(findWorkerds(worker.pid));
   const { upload_url } = await issue();
   const t0 = performance.now();
   const res = await post(upload_url, mp, { "CF-Connecting-IP": "198.51.100.1" });
   const text = await res.text();
   const uploadMs = performance.now() - t0;
-  const peak = memory(pid);
+  const mem = peakGrowth();
   if (res.status !== 201) throw new Error(`upload → ${res.status} ${text}`);
   const mbps = (VIDEO_MB / (uploadMs / 1000)).toFixed(0);
   const copyMbps = (VIDEO_MB / (copyMs / 1000)).toFixed(0);
   console.log(
     `upload ${uploadMs.toFixed(0)} ms (${mbps} MB/s), loopback copy ${copyMs.toFixed(0)} ms (${copyMbps} MB/s)`,
   );
-  console.log(`workerd RSS idle ${(idle.rssKb / 1024).toFixed(0)} MB, peak ${(peak.hwmKb / 1024).toFixed(0)} MB`);
+  console.log(`workerd RSS idle ${mem.idleMb.toFixed(0)} MB, peak ${mem.peakMb.toFixed(0)} MB`);
   lines.push(
     `### Streaming upload of a ${VIDEO_MB} MB MP4 (signed upload URL, multipart → R2 multipart in 8 MiB parts)`,
     "",
     "| measure | value |",
     "|---|---|",
-    `| workerd RSS when idle (after one warm-up upload) | ${(idle.rssKb / 1024).toFixed(0)} MB |`,
-    `| workerd peak RSS during the upload (VmHWM) | ${(peak.hwmKb / 1024).toFixed(0)} MB |`,
-    `| growth over idle | **${((peak.hwmKb - idle.rssKb) / 1024).toFixed(0)} MB** for a ${VIDEO_MB} MB file |`,
+    `| workerd (Worker runtime) RSS when idle, after one warm-up upload | ${mem.idleMb.toFixed(0)} MB |`,
+    `| workerd peak RSS during the upload (VmHWM) | ${mem.peakMb.toFixed(0)} MB |`,
+    `| growth over idle | **${mem.growthMb.toFixed(0)} MB** for a ${VIDEO_MB} MB file |`,
     `| upload through the Worker | ${(uploadMs / 1000).toFixed(1)} s, **${mbps} MB/s** |`,
     `| plain loopback copy of the same body to a Node server | ${(copyMs / 1000).toFixed(1)} s, ${copyMbps} MB/s |`,
     `| Worker vs plain copy | ${(uploadMs / copyMs).toFixed(1)}× the time |`,
@@ -234,7 +233,9 @@ writeSection(
   "upload",
   `## Uploads (\`npm run bench -- upload\`)
 
-${today()} · ${machine()} · \`nproc\`/\`uname -m\`/Node are in the machine line.
+${today()} · ${machine()}
+
+${hostLine()}
 
 ${lines.join("\n")}
 `,
