@@ -472,6 +472,7 @@ describe("OpenAPI document", () => {
       .flatMap(([, methods]) => Object.values(methods).map((m) => m.operationId))
       .sort();
     expect(ops).toEqual([
+      "attachMediaFromUrl",
       "createPost",
       "deletePost",
       "getPost",
@@ -479,6 +480,7 @@ describe("OpenAPI document", () => {
       "listPosts",
       "previewPost",
       "updatePost",
+      "uploadPostMedia",
     ]);
   });
 });
