@@ -2,12 +2,13 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { WorkspaceContext } from "../context";
+import { mediaTools } from "./media.tools";
 import { metricsTools, postTools } from "./posts.tools";
 import { registerTools, type ToolDefinition } from "./tool";
 import { workspaceTools } from "./workspace.tools";
 
 /** Every tool area; each `<area>.tools.ts` exports its list. */
-export const toolAreas: ToolDefinition[][] = [postTools, metricsTools, workspaceTools];
+export const toolAreas: ToolDefinition[][] = [postTools, mediaTools, metricsTools, workspaceTools];
 
 /**
  * Stateless MCP over streamable HTTP: a fresh server and transport per request, scoped to the API key's

@@ -24,6 +24,37 @@ describe("MCP tool server: workspace tools", () => {
     const ws = await createTestWorkspace();
     const client = await connectMcp(ws.key);
     const { tools } = await client.listTools();
+    // Exactly the 26 tools of decisions §10.
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        "list-posts-tool",
+        "get-post-tool",
+        "create-post-tool",
+        "update-post-tool",
+        "publish-post-tool",
+        "delete-post-tool",
+        "preview-post-tool",
+        "attach-media-from-url-tool",
+        "request-media-upload-tool",
+        "attach-media-from-upload-tool",
+        "get-post-metrics-tool",
+        "list-content-types-tool",
+        "list-labels-tool",
+        "create-label-tool",
+        "update-label-tool",
+        "delete-label-tool",
+        "list-signatures-tool",
+        "create-signature-tool",
+        "update-signature-tool",
+        "delete-signature-tool",
+        "list-social-accounts-tool",
+        "toggle-social-account-tool",
+        "get-workspace-tool",
+        "list-api-keys-tool",
+        "create-api-key-tool",
+        "delete-api-key-tool",
+      ].sort(),
+    );
     const byName = new Map(tools.map((t) => [t.name, t]));
     const label = byName.get("update-label-tool")!;
     expect(label.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import { attachMediaFromUrls } from "../services/media/attach-media-from-urls";
+import { attachUploadToPost } from "../services/uploads/attach-upload";
+import { issueUpload } from "../services/uploads/issue-upload";
+import { defineTool } from "./tool";
+
+const postId = z.uuid().describe("Id (UUID) of the post to attach the media to.");
+
+export const mediaTools = [
+  defineTool({
+    name: "attach-media-from-url-tool",
+    title: "Attach media from URLs",
+    description:
+      "Downloads 1–10 public http(s) URLs (JPEG, PNG, GIF, WebP images up to 10 MB; MP4, MOV videos up to 1 GB) and appends them to the post's media. PNG and WebP become JPEG. Returns {post, attached_count, failed_urls}; unreachable, wrong-type, too-large or not-accepted URLs are listed in failed_urls.",
+    input: {
+      post_id: postId,
+      urls: z.array(z.string()).min(1).max(10).describe("Public http(s) URLs of the files, at most 10."),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    run: (ctx, input) => attachMediaFromUrls(ctx, input.post_id as string, input.urls as string[]),
+  }),
+  defineTool({
+    name: "request-media-upload-tool",
+    title: "Request a media upload URL",
+    description:
+      'Issues a one-shot signed upload URL (valid 15 minutes). POST the file to upload_url as multipart/form-data in the field named field_name ("media"), without any Authorization header; the answer carries media_id. Then call attach-media-from-upload-tool with the same upload_token to attach it to a post.',
+    input: {},
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: (ctx) => issueUpload(ctx),
+  }),
+  defineTool({
+    name: "attach-media-from-upload-tool",
+    title: "Attach uploaded media",
+    description:
+      "Attaches the media created by a signed upload (request-media-upload-tool) to a post. Attaching the same upload to the same post again changes nothing. Returns {post}.",
+    input: {
+      post_id: postId,
+      upload_token: z.string().describe("The upload_token returned by request-media-upload-tool."),
+    },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true },
+    run: (ctx, input) =>
+      attachUploadToPost(ctx, { post_id: input.post_id as string, upload_token: input.upload_token as string }),
+  }),
+];
