@@ -60,9 +60,10 @@ function gradientPng(width, height) {
   ihdr.writeUInt32BE(height, 4);
   ihdr.set([8, 2, 0, 0, 0], 8);
   const raw = Buffer.alloc(height * (1 + width * 3));
-  for (let y = 0, o = 0; y < height; y++) {
-    raw[o++] = 0;
-    for (let x = 0; x < width; x++) raw.set([(x * 255) / width, (y * 255) / height, 128], (o += 3) - 3);
+  for (let y = 0; y < height; y++) {
+    const row = y * (1 + width * 3);
+    raw[row] = 0; // filter: none
+    for (let x = 0; x < width; x++) raw.set([(x * 255) / width, (y * 255) / height, 128], row + 1 + x * 3);
   }
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
