@@ -82,6 +82,7 @@ async function seed(base) {
       await up.arrayBuffer();
     }
     postIds.push(post.id);
+    if (i % 5 === 4) console.log(`seeded ${i + 1} posts`);
   }
   return { key, postId: postIds[0], createBody: { content: "Bench create", platforms: accounts, label_ids: labels } };
 }
@@ -104,6 +105,7 @@ async function queriesOf(base, method, url, key, body) {
     body: body ? JSON.stringify(body) : undefined,
   });
   await res.arrayBuffer();
+  if (process.env.BENCH_VERBOSE) console.log(url, res.headers.get("Server-Timing"));
   return /d1;desc="(\d+) statements"/.exec(res.headers.get("Server-Timing") ?? "")?.[1] ?? "n/a";
 }
 
@@ -124,6 +126,7 @@ function bundle() {
 
 const state = freshState();
 const app = await startWorker({ port: 8790, persistTo: state, vars: VARS });
+console.log(`API worker ready in ${Math.round(app.readyMs)} ms`);
 const bare = await startWorker({
   port: 8791,
   config: path.join(ROOT, "bench/bare-worker/wrangler.jsonc"),

@@ -6,6 +6,15 @@ export type Db = ReturnType<typeof createDb>;
 /** Counts D1 statements executed through one binding wrapper (a batch counts each statement). */
 export interface QueryCounter {
   statements: number;
+  /** Wall time spent waiting on D1 (ms); workerd's clock advances across I/O, so this is the round trips' cost. */
+  ms: number;
+}
+
+function timed<T>(counter: QueryCounter, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  return run().finally(() => {
+    counter.ms += performance.now() - started;
+  });
 }
 
 /**
@@ -25,7 +34,7 @@ export function countingD1(d1: D1Database, counter: QueryCounter): D1Database {
         if (prop === "all" || prop === "run" || prop === "raw" || prop === "first")
           return (...args: unknown[]) => {
             counter.statements++;
-            return value.apply(target, args);
+            return timed(counter, () => value.apply(target, args));
           };
         return value.bind(target);
       },
@@ -39,12 +48,12 @@ export function countingD1(d1: D1Database, counter: QueryCounter): D1Database {
         return (stmts: D1PreparedStatement[]) => {
           counter.statements += stmts.length;
           // Unwrap our proxies: the binding checks the statements' identity.
-          return value.call(target, stmts.map(unwrap));
+          return timed(counter, () => value.call(target, stmts.map(unwrap)));
         };
       if (prop === "exec")
         return (sql: string) => {
           counter.statements++;
-          return value.call(target, sql);
+          return timed(counter, () => value.call(target, sql));
         };
       return value.bind(target);
     },

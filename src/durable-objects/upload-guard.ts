@@ -4,7 +4,8 @@ import { DurableObject } from "cloudflare:workers";
  * One instance per name; each is single-threaded, so its answers are the single authority across isolates.
  * Names in use (docs/storage.md):
  *   `ip:<address>`            per-IP window of the signed upload endpoint
- *   `api-key:<key id>`        per-API-key window of the general throttle
+ *   `api-key:<key id>`        per-API-key window of the general throttle, and the key's revocation (the authority
+ *                             that lets isolates cache key lookups without delaying revocation)
  *   `upload-token:<token>`    single-use state of one signed upload token
  * State lives in the object's SQLite storage; an alarm deletes windows and token entries once they are stale.
  */
@@ -25,6 +26,7 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
     this.#sql.exec(
       "CREATE TABLE IF NOT EXISTS windows (key TEXT PRIMARY KEY, window_start INTEGER NOT NULL, count INTEGER NOT NULL)",
     );
+    this.#sql.exec("CREATE TABLE IF NOT EXISTS revoked (subject TEXT PRIMARY KEY, revoked_at INTEGER NOT NULL)");
     this.#sql.exec(
       "CREATE TABLE IF NOT EXISTS tokens (token TEXT PRIMARY KEY, state TEXT NOT NULL, updated_at INTEGER NOT NULL, expires_at INTEGER NOT NULL)",
     );
@@ -53,6 +55,23 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
       remaining: Math.max(0, limit - row.count),
       retryAfterSeconds,
     };
+  }
+
+  /** An API key's window hit that also reports whether the key was revoked (checked first; a revoked key is refused). */
+  async hitApiKey(
+    subject: string,
+    limit: number,
+    windowSeconds: number,
+    nowMs = Date.now(),
+  ): Promise<WindowResult & { revoked: boolean }> {
+    const revoked = this.#sql.exec("SELECT 1 FROM revoked WHERE subject = ?", subject).toArray().length > 0;
+    if (revoked) return { allowed: false, limit, remaining: 0, retryAfterSeconds: 0, revoked: true };
+    return { ...(await this.hit(subject, limit, windowSeconds, nowMs)), revoked: false };
+  }
+
+  /** Records that an API key is revoked; every later `hitApiKey` for it answers revoked. Kept for good. */
+  async revokeApiKey(subject: string, nowMs = Date.now()): Promise<void> {
+    this.#sql.exec("INSERT OR IGNORE INTO revoked (subject, revoked_at) VALUES (?, ?)", subject, nowMs);
   }
 
   /** Marks a token as in use. Returns false if it is already in use or spent. */

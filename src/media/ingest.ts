@@ -15,8 +15,18 @@ export interface IngestLimits {
   imageMaxBytes: number;
   videoMaxBytes: number;
   maxPixels: number;
+  /**
+   * Lower pixel limit for the images that must be decoded whole (WebP, interlaced PNG): their decoded pixels and the
+   * codec's working copy both live in the isolate's 128 MB.
+   */
+  maxFullDecodePixels: number;
   /** Kinds the destination accepts (decisions §8); a detected type outside it is rejected before it is stored. */
   accept: ReadonlySet<MediaKind>;
+}
+
+/** WebP and interlaced PNG cannot be streamed row by row (IHDR interlace byte at file offset 28). */
+function decodedWhole(mime: string, bytes: Uint8Array): boolean {
+  return mime === "image/webp" || (mime === "image/png" && bytes[28] === 1);
 }
 
 export interface StoredMedia {
@@ -119,8 +129,10 @@ export async function ingestMedia(
   let height = dims.height;
   if (detected.mime === "image/png" || detected.mime === "image/webp") {
     // Decoding allocates 4 bytes per pixel (plus codec work space): refuse before touching the decoder.
-    if (width * height > limits.maxPixels)
-      throw reject("too_many_pixels", rejectMessages.too_many_pixels(limits.maxPixels));
+    const limit = decodedWhole(detected.mime, bytes)
+      ? Math.min(limits.maxPixels, limits.maxFullDecodePixels)
+      : limits.maxPixels;
+    if (width * height > limit) throw reject("too_many_pixels", rejectMessages.too_many_pixels(limit));
     try {
       const out = await transcodeToJpeg(detected.mime, bytes);
       bytes = out.bytes;

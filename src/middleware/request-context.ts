@@ -15,7 +15,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = crypto.randomUUID();
   c.set("requestId", requestId);
   const url = new URL(c.req.url);
-  const queries: QueryCounter = { statements: 0 };
+  const queries: QueryCounter = { statements: 0, ms: 0 };
   const service: ServiceContext = {
     env: c.env,
     db: createDb(countingD1(c.env.DB, queries)),
@@ -36,7 +36,10 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.res.headers.set("X-Request-Id", requestId);
   // Outside production, say how many D1 statements the request ran (browser devtools and the benchmarks read it).
   if (service.config.APP_ENV !== "production")
-    c.res.headers.set("Server-Timing", `d1;desc="${queries.statements} statements"`);
+    c.res.headers.set(
+      "Server-Timing",
+      `d1;desc="${queries.statements} statements";dur=${queries.ms.toFixed(1)}, total;dur=${(performance.now() - started).toFixed(1)}`,
+    );
   const workspace = c.get("workspace");
   log("info", "request", {
     request_id: requestId,

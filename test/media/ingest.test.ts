@@ -10,6 +10,7 @@ const limits = (over: Partial<IngestLimits> = {}): IngestLimits => ({
   imageMaxBytes: 10 * 1024 * 1024,
   videoMaxBytes: 64 * 1024 * 1024,
   maxPixels: 16_000_000,
+  maxFullDecodePixels: 8_000_000,
   accept: new Set(["image", "video"]),
   ...over,
 });
@@ -125,6 +126,17 @@ describe("ingestMedia", () => {
     expect(await rejected(ingest(bomb))).toEqual({
       reason: "too_many_pixels",
       message: "The media field has invalid image dimensions: at most 16000000 pixels are supported.",
+    });
+    // WebP is decoded whole, so its lower limit applies: a 3000×3000 (9 MP) VP8X canvas is refused.
+    const bigWebp = new Uint8Array(30);
+    bigWebp.set(new TextEncoder().encode("RIFF"), 0);
+    new DataView(bigWebp.buffer).setUint32(4, 22, true);
+    bigWebp.set(new TextEncoder().encode("WEBPVP8X"), 8);
+    new DataView(bigWebp.buffer).setUint32(16, 10, true);
+    bigWebp.set([2999 & 255, 2999 >> 8, 0, 2999 & 255, 2999 >> 8, 0], 24);
+    expect(await rejected(ingest(bigWebp))).toEqual({
+      reason: "too_many_pixels",
+      message: "The media field has invalid image dimensions: at most 8000000 pixels are supported.",
     });
     const truncated = await makePng(64, 64, (x, y) => [x * 4, y * 4, (x * y) & 255, 255], { truncate: 40 });
     expect((await rejected(ingest(truncated))).reason).toBe("invalid_image");

@@ -4,6 +4,7 @@ import { apiKeys } from "../../db/schema";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 import { notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { presentApiKey } from "../../presenters/resources";
 
 /** Fixed prefix so secret scanners can match leaked keys; 32 random bytes follow (256 bits). */
@@ -39,8 +40,18 @@ export async function listApiKeys(ctx: WorkspaceContext) {
   return rows.map(presentApiKey);
 }
 
-/** Revokes a key; it stops authenticating at once (every request reads the key row). */
+/**
+ * Revokes a key; it stops working at once. The key's Durable Object learns first (every authenticated request,
+ * cached lookup or not, asks it), then the row is marked for cold lookups and listings.
+ */
 export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
+  const live = await ctx.db
+    .select({ id: apiKeys.id })
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.workspaceId, ctx.workspaceId), isNull(apiKeys.revokedAt)))
+    .get();
+  if (!live) throw notFound();
+  await revokeApiKeyEverywhere(ctx.env, id);
   const result = await ctx.db
     .update(apiKeys)
     .set({ revokedAt: ctx.now() })

@@ -1,23 +1,38 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
+import type { WindowResult } from "../../durable-objects/upload-guard";
 import { sha256Hex } from "../../lib/crypto";
+import { hitApiKeyWindow } from "../../lib/rate-limit";
 
-/** `last_used_at` is written at most once a minute per key, after the response, so reads stay one query. */
+/** `last_used_at` is written at most once a minute per key, after the response. */
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/** How long an isolate keeps a key lookup. It never delays revocation (see below); it bounds memory staleness. */
+export const KEY_CACHE_TTL_MS = 60_000;
+const KEY_CACHE_MAX = 1000;
 
-/**
- * Resolves a plain bearer token to its key: one indexed D1 read by hash. Revoked and expired keys do not
- * authenticate. Returns null when the token is not a live key.
- */
-export async function authenticateApiKey(ctx: ServiceContext, plainToken: string) {
-  if (plainToken.length > 512) return null;
-  return authenticateTokenHash(ctx, await sha256Hex(plainToken));
+interface KnownKey {
+  id: string;
+  workspaceId: string;
+  expiresAt: number | null;
+  lastUsedAt: number | null;
+  cachedAt: number;
 }
 
-/** The same, for a token already hashed with SHA-256 (hex). */
-export async function authenticateTokenHash(ctx: ServiceContext, hash: string) {
-  const key = await ctx.db
+/**
+ * Token hash → key, per isolate. Revocation still acts at once: every request (cached or not) asks the key's
+ * Durable Object, which `deleteApiKey` tells before it marks the row. Expiry is checked against `expires_at`.
+ */
+const knownKeys = new Map<string, KnownKey>();
+
+function remember(hash: string, key: KnownKey): void {
+  knownKeys.delete(hash);
+  if (knownKeys.size >= KEY_CACHE_MAX) knownKeys.delete(knownKeys.keys().next().value as string);
+  knownKeys.set(hash, key);
+}
+
+async function readKey(ctx: ServiceContext, hash: string): Promise<KnownKey | null> {
+  const row = await ctx.db
     .select({
       id: apiKeys.id,
       workspaceId: apiKeys.workspaceId,
@@ -27,22 +42,54 @@ export async function authenticateTokenHash(ctx: ServiceContext, hash: string) {
     .from(apiKeys)
     .where(and(eq(apiKeys.tokenHash, hash), isNull(apiKeys.revokedAt)))
     .get();
-  if (!key) return null;
+  return row ? { ...row, cachedAt: ctx.now() } : null;
+}
+
+function touchLastUsed(ctx: ServiceContext, key: KnownKey, now: number): void {
+  if (key.lastUsedAt !== null && now - key.lastUsedAt < LAST_USED_WRITE_INTERVAL_MS) return;
+  key.lastUsedAt = now;
+  ctx.waitUntil(
+    ctx.db
+      .update(apiKeys)
+      .set({ lastUsedAt: now })
+      .where(
+        and(
+          eq(apiKeys.id, key.id),
+          or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, now - LAST_USED_WRITE_INTERVAL_MS)),
+        ),
+      )
+      .run(),
+  );
+}
+
+export type AuthResult = { key: { id: string; workspaceId: string }; window: WindowResult } | null;
+
+/**
+ * Resolves a bearer token to a live key and counts the request in the key's throttle window. Costs one Durable
+ * Object call per request, plus one indexed D1 read when this isolate has not seen the key in the last minute.
+ * Returns null for an unknown, revoked or expired key.
+ */
+export async function authenticateApiKey(
+  ctx: ServiceContext,
+  plainToken: string,
+  limitPerMinute: number,
+): Promise<AuthResult> {
+  if (plainToken.length > 512) return null;
+  const hash = await sha256Hex(plainToken);
   const now = ctx.now();
-  if (key.expiresAt !== null && key.expiresAt <= now) return null;
-  if (key.lastUsedAt === null || now - key.lastUsedAt >= LAST_USED_WRITE_INTERVAL_MS) {
-    ctx.waitUntil(
-      ctx.db
-        .update(apiKeys)
-        .set({ lastUsedAt: now })
-        .where(
-          and(
-            eq(apiKeys.id, key.id),
-            or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, now - LAST_USED_WRITE_INTERVAL_MS)),
-          ),
-        )
-        .run(),
-    );
+  let key: KnownKey | null | undefined = knownKeys.get(hash);
+  if (key && now - key.cachedAt > KEY_CACHE_TTL_MS) key = undefined;
+  key ??= await readKey(ctx, hash);
+  if (!key || (key.expiresAt !== null && key.expiresAt <= now)) {
+    knownKeys.delete(hash);
+    return null;
   }
-  return key;
+  const window = await hitApiKeyWindow(ctx.env, key.id, limitPerMinute);
+  if (window.revoked) {
+    knownKeys.delete(hash);
+    return null;
+  }
+  remember(hash, key);
+  touchLastUsed(ctx, key, now);
+  return { key: { id: key.id, workspaceId: key.workspaceId }, window };
 }

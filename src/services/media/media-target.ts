@@ -54,6 +54,7 @@ export function ingestLimits(config: Config, accept: ReadonlySet<MediaKind>, max
     imageMaxBytes: Math.min(config.MEDIA_IMAGE_MAX_BYTES, maxBytes ?? Number.POSITIVE_INFINITY),
     videoMaxBytes: Math.min(config.MEDIA_VIDEO_MAX_BYTES, maxBytes ?? Number.POSITIVE_INFINITY),
     maxPixels: config.MEDIA_MAX_IMAGE_PIXELS,
+    maxFullDecodePixels: config.MEDIA_MAX_FULL_DECODE_PIXELS,
     accept,
   };
 }
