@@ -156,6 +156,22 @@ describe("POST /api/posts/{post}/media", () => {
     expect(await bucketKeys()).toEqual(before);
   });
 
+  it("refuses media on a published post (422) and on a publishing one (409), storing nothing", async () => {
+    const ws = await createTestWorkspace();
+    const before = await bucketKeys();
+    const { postId } = await insertPost(ws, [{ platform: "x", contentType: "x_post" }]);
+    await env.DB.prepare("UPDATE posts SET status = 'published' WHERE id = ?").bind(postId).run();
+    const published = await upload(ws, postId, mediaForm(GIF_1X1, "a.gif"));
+    expect(published.status).toBe(422);
+    expect(published.body).toEqual(mediaError("Cannot edit a published post."));
+    await env.DB.prepare("UPDATE posts SET status = 'publishing' WHERE id = ?").bind(postId).run();
+    const publishing = await upload(ws, postId, mediaForm(GIF_1X1, "a.gif"));
+    expect(publishing.status).toBe(409);
+    expect(publishing.body).toEqual({ message: "The post is being published and cannot be changed." });
+    expect(await bucketKeys()).toEqual(before);
+    expect(await mediaRows(ws.workspaceId)).toEqual([]);
+  });
+
   it("answers 404 for a post of another workspace, an unknown post, or a non-UUID id", async () => {
     const ws = await createTestWorkspace();
     const other = await createTestWorkspace();

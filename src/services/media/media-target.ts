@@ -3,8 +3,9 @@ import { CONTENT_TYPES, contentTypeSpec, type MediaKind } from "../../catalog/pl
 import type { Config } from "../../config";
 import type { WorkspaceContext } from "../../context";
 import { postPlatforms, posts } from "../../db/schema";
-import { type AppError, notFound } from "../../lib/errors";
+import { type AppError, conflict, notFound, validationError } from "../../lib/errors";
 import type { IngestLimits } from "../../media/ingest";
+import { PUBLISHED_MESSAGE, PUBLISHING_MESSAGE } from "../posts/update-post";
 
 const ALL_KINDS: readonly MediaKind[] = ["image", "video"];
 
@@ -26,7 +27,10 @@ export interface MediaTarget {
   accept: Set<MediaKind>;
 }
 
-/** The post of this workspace that media is being added to (404 otherwise) and the kinds it accepts. */
+/**
+ * The post of this workspace that media is being added to (404 otherwise) and the kinds it accepts. Like any
+ * other edit (decisions §6), a published post refuses new media (422) and a publishing one answers 409.
+ */
 export async function mediaTarget(
   ctx: WorkspaceContext,
   postId: string,
@@ -34,7 +38,7 @@ export async function mediaTarget(
 ): Promise<MediaTarget> {
   const [postRows, rows] = await ctx.db.batch([
     ctx.db
-      .select({ id: posts.id })
+      .select({ id: posts.id, status: posts.status })
       .from(posts)
       .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
     ctx.db
@@ -45,7 +49,10 @@ export async function mediaTarget(
         and(eq(postPlatforms.postId, postId), eq(posts.workspaceId, ctx.workspaceId), eq(postPlatforms.enabled, true)),
       ),
   ]);
-  if (postRows.length === 0) throw notFoundError();
+  const post = postRows[0];
+  if (!post) throw notFoundError();
+  if (post.status === "published") throw validationError({ media: [PUBLISHED_MESSAGE] });
+  if (post.status === "publishing") throw conflict(PUBLISHING_MESSAGE);
   return { postId, accept: acceptedKinds(rows.map((r) => r.contentType)) };
 }
 
