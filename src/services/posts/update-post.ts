@@ -1,4 +1,4 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { checkPlatformRules } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
@@ -224,26 +224,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   if (target === "publishing" && enabledRows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
   bag.throwIfAny();
 
-  // 1. the claim
-  const allowedFrom = target ? FROM[target].filter((s) => s === postRow.status) : [postRow.status];
-  const claimed = await ctx.db
-    .update(posts)
-    // Only the fields this request sets, so a concurrent edit of another field is not overwritten with what we read.
-    .set({
-      status: nextStatus,
-      ...(input.content !== undefined ? { content: nextContent } : {}),
-      ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
-      updatedAt: now,
-    })
-    .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), inArray(posts.status, allowedFrom)))
-    .returning({ id: posts.id });
-  if (claimed.length === 0) {
-    const again = await ctx.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId)).get();
-    if (again) guardEditable(again.status);
-    throw conflict(CHANGED_MESSAGE);
-  }
-
-  // 2. child writes
+  // 1. child writes, planned before anything is written
   // Publishing now or scheduling again: failed rows get another try (pending, old error cleared), so the publish
   // job and the scheduler only ever pick up pending rows.
   const toPublish: PlatformRow[] = [];
@@ -290,7 +271,31 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     if (labelRows.length)
       writes.push(ctx.db.insert(postLabels).values(labelRows.map((l) => ({ postId, labelId: l.id }))));
   }
-  if (writes.length) await ctx.db.batch(writes as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+
+  // 2. the claim and the child writes in one D1 batch (one transaction): the conditional UPDATE claims the post
+  // only from a status this edit may start from; if it changed nothing (another request moved the post first), the
+  // next statement fails on purpose (json() of a non-JSON string) and the whole batch rolls back, so no child
+  // write can land on a post that another request has just sent to publishing.
+  const allowedFrom = target ? FROM[target].filter((s) => s === postRow.status) : [postRow.status];
+  const claim = ctx.db
+    .update(posts)
+    // Only the fields this request sets, so a concurrent edit of another field is not overwritten with what we read.
+    .set({
+      status: nextStatus,
+      ...(input.content !== undefined ? { content: nextContent } : {}),
+      ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
+      updatedAt: now,
+    })
+    .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), inArray(posts.status, allowedFrom)));
+  const claimHeld = ctx.db.run(sql`SELECT CASE WHEN changes() = 0 THEN json('claim lost') ELSE 1 END`);
+  try {
+    await ctx.db.batch([claim, claimHeld, ...writes] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  } catch (err) {
+    const again = await ctx.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId)).get();
+    if (again && allowedFrom.includes(again.status)) throw err;
+    if (again) guardEditable(again.status);
+    throw conflict(CHANGED_MESSAGE);
+  }
 
   // 3. hand the rows to the publish queue
   if (toPublish.length) {
