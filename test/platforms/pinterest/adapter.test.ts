@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
 import { MEDIA_POLLS, pinterestAdapter } from "../../../src/platforms/pinterest/adapter";
-import type { PlatformError, PublishRequest } from "../../../src/platforms/types";
+import type { PublishRequest } from "../../../src/platforms/types";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
-import { sha256, testBytes } from "../../support/fakes/fake-kit";
+import { platformRejection, sha256, testBytes } from "../../support/fakes/fake-kit";
 import {
   fakePinterest,
   PINTEREST_UPLOAD_PATH,
@@ -31,21 +31,7 @@ function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
   };
 }
 
-async function rejection(promise: Promise<unknown>) {
-  const err = (await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e) => e,
-  )) as PlatformError;
-  return {
-    name: err.name,
-    kind: err.kind,
-    message: err.message,
-    retryAfterSeconds: err.retryAfterSeconds,
-    status: err.status,
-  };
-}
+const rejection = platformRejection;
 
 describe("pinterest adapter: publish", () => {
   it("is registered", () => {

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
 import { tiktokAdapter } from "../../../src/platforms/tiktok/adapter";
-import type { PlatformError, PublishRequest } from "../../../src/platforms/types";
+import type { PublishRequest } from "../../../src/platforms/types";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
-import { sha256, testBytes } from "../../support/fakes/fake-kit";
+import { platformRejection, sha256, testBytes } from "../../support/fakes/fake-kit";
 import { fakeTikTok, type TikTokFake, tiktokErrorResponse } from "../../support/fakes/tiktok";
 
 const MIB = 1024 * 1024;
@@ -25,23 +25,7 @@ function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
   };
 }
 
-async function rejection(
-  promise: Promise<unknown>,
-): Promise<Pick<PlatformError, "name" | "kind" | "message" | "retryAfterSeconds" | "status">> {
-  const err = (await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e) => e,
-  )) as PlatformError;
-  return {
-    name: err.name,
-    kind: err.kind,
-    message: err.message,
-    retryAfterSeconds: err.retryAfterSeconds,
-    status: err.status,
-  };
-}
+const rejection = platformRejection;
 
 const videoPostInfo = (privacy = "PUBLIC_TO_EVERYONE") => ({
   title: "Hello TikTok #edge",

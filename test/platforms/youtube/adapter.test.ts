@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
-import type { PlatformError, PublishRequest } from "../../../src/platforms/types";
+import type { PublishRequest } from "../../../src/platforms/types";
 import { createYouTubeAdapter, PROCESSING_POLLS, youtubeAdapter } from "../../../src/platforms/youtube/adapter";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
-import { sha256, testBytes } from "../../support/fakes/fake-kit";
+import { platformRejection, sha256, testBytes } from "../../support/fakes/fake-kit";
 import {
   fakeYouTube,
   googleErrorResponse,
@@ -37,21 +37,7 @@ function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
   };
 }
 
-async function rejection(promise: Promise<unknown>) {
-  const err = (await promise.then(
-    () => {
-      throw new Error("expected a rejection");
-    },
-    (e) => e,
-  )) as PlatformError;
-  return {
-    name: err.name,
-    kind: err.kind,
-    message: err.message,
-    retryAfterSeconds: err.retryAfterSeconds,
-    status: err.status,
-  };
-}
+const rejection = platformRejection;
 
 function startCall(size: number, metadata: unknown) {
   return {

@@ -3,6 +3,8 @@
  * answers ("the next POST /v5/pins answers 429"), so tests can inject failures into an otherwise realistic fake.
  */
 
+import type { PlatformError } from "../../../src/platforms/types";
+
 export interface RecordedCall {
   method: string;
   /** Path and query, e.g. `/v2/post/publish/video/init/` or `/upload/youtube/v3/videos?uploadType=resumable`. */
@@ -118,4 +120,23 @@ export function formFields(form: FormData): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of form.entries()) if (typeof value === "string") out[name] = value;
   return out;
+}
+
+/** What a rejected adapter call threw, as a plain object tests can compare whole. */
+export async function platformRejection(
+  promise: Promise<unknown>,
+): Promise<Pick<PlatformError, "name" | "kind" | "message" | "retryAfterSeconds" | "status">> {
+  const err = (await promise.then(
+    () => {
+      throw new Error("expected a rejection");
+    },
+    (e) => e,
+  )) as PlatformError;
+  return {
+    name: err.name,
+    kind: err.kind,
+    message: err.message,
+    retryAfterSeconds: err.retryAfterSeconds,
+    status: err.status,
+  };
 }
