@@ -63,3 +63,16 @@ export function testAccount(
     ...overrides,
   };
 }
+
+/** A media item for pure transform tests (nothing stored): `medias/<n>`, JPEG or MP4. */
+export const mediaItem = (type: "image" | "video", n = 1): AdapterMedia => ({
+  id: `m${n}`,
+  type,
+  mimeType: type === "image" ? "image/jpeg" : "video/mp4",
+  url: `https://media.test/medias/${n}.${type === "image" ? "jpg" : "mp4"}`,
+  path: `medias/${n}`,
+  size: 1,
+  width: null,
+  height: null,
+  originalFilename: "f",
+});

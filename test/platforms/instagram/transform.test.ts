@@ -7,19 +7,9 @@ import {
   instagramUrl,
   planInstagram,
 } from "../../../src/platforms/instagram/transform";
-import type { AdapterMedia } from "../../../src/platforms/types";
+import { mediaItem } from "../../support/adapter-context";
 
-const m = (type: "image" | "video", n = 1): AdapterMedia => ({
-  id: `m${n}`,
-  type,
-  mimeType: type === "image" ? "image/jpeg" : "video/mp4",
-  url: `https://media.test/medias/${n}.${type === "image" ? "jpg" : "mp4"}`,
-  path: `medias/${n}`,
-  size: 1,
-  width: null,
-  height: null,
-  originalFilename: "f",
-});
+const m = mediaItem;
 
 describe("Instagram transform", () => {
   it("plans containers per content type", () => {

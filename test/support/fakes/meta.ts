@@ -82,6 +82,20 @@ export function graphJson(body: unknown, status = 200, headers: Record<string, s
   });
 }
 
+/** The Graph insights envelope (Facebook, Instagram and Threads answer alike): one lifetime value per metric. */
+export function graphInsights(id: string, names: string[], values: Record<string, unknown>): Response {
+  return graphJson({
+    data: names.map((name) => ({
+      name,
+      period: "lifetime",
+      values: [{ value: values[name] ?? 0 }],
+      title: name,
+      description: `Lifetime ${name}`,
+      id: `${id}/insights/${name}/lifetime`,
+    })),
+  });
+}
+
 export function graphErrorResponse(
   status: number,
   e: GraphErrorFields,
@@ -700,16 +714,7 @@ export class MetaGraphFake {
         });
       }
     }
-    return graphJson({
-      data: names.map((name) => ({
-        name,
-        period: "lifetime",
-        values: [{ value: values[name] ?? 0 }],
-        title: name,
-        description: `Lifetime ${name}`,
-        id: `${id}/insights/${name}/lifetime`,
-      })),
-    });
+    return graphInsights(id, names, values);
   }
 
   private refresh(p: Record<string, unknown>): Response {

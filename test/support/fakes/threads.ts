@@ -2,6 +2,7 @@ import { fakeOrigin } from "../fake-fetch";
 import {
   expiredTokenResponse,
   graphErrorResponse,
+  graphInsights,
   graphJson,
   type Override,
   type PublishedItem,
@@ -227,16 +228,7 @@ export class ThreadsFake {
         code: 100,
       });
     }
-    return graphJson({
-      data: names.map((name) => ({
-        name,
-        period: "lifetime",
-        values: [{ value: values[name] ?? 0 }],
-        title: name,
-        description: `Lifetime ${name}`,
-        id: `${id}/insights/${name}/lifetime`,
-      })),
-    });
+    return graphInsights(id, names, values);
   }
 
   private refresh(p: Record<string, unknown>): Response {
