@@ -110,16 +110,20 @@ function unfilter(filter: number, line: Uint8Array, prev: Uint8Array, bpp: numbe
         line[i] = ((line[i] as number) + (((line[i - bpp] as number) + (prev[i] as number)) >> 1)) & 255;
       return;
     case 4:
-      for (let i = 0; i < n; i++) {
-        const a = i >= bpp ? (line[i - bpp] as number) : 0;
+      // The first pixel has no left neighbours (a = c = 0), so its predictor is always b.
+      for (let i = 0; i < bpp; i++) line[i] = ((line[i] as number) + (prev[i] as number)) & 255;
+      for (let i = bpp; i < n; i++) {
+        const a = line[i - bpp] as number;
         const b = prev[i] as number;
-        const c = i >= bpp ? (prev[i - bpp] as number) : 0;
-        const p = a + b - c;
-        const pa = Math.abs(p - a);
-        const pb = Math.abs(p - b);
-        const pc = Math.abs(p - c);
-        const pred = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
-        line[i] = ((line[i] as number) + pred) & 255;
+        const c = prev[i - bpp] as number;
+        // p = a + b − c; |p − a| = |b − c|, |p − b| = |a − c|, |p − c| = |a + b − 2c|
+        let pa = b - c;
+        let pb = a - c;
+        let pc = pa + pb;
+        pa = pa < 0 ? -pa : pa;
+        pb = pb < 0 ? -pb : pb;
+        pc = pc < 0 ? -pc : pc;
+        line[i] = ((line[i] as number) + (pa <= pb && pa <= pc ? a : pb <= pc ? b : c)) & 255;
       }
       return;
     default:
@@ -127,9 +131,38 @@ function unfilter(filter: number, line: Uint8Array, prev: Uint8Array, bpp: numbe
   }
 }
 
-const blend = (c: number, a: number) => ((c * a + 255 * (255 - a) + 127) / 255) | 0;
+/** Composites one colour sample with alpha `a` onto white, rounded to the nearest integer. */
+export const blend = (c: number, a: number) => ((c * a + 255 * (255 - a) + 127) / 255) | 0;
 
-/** Converts one unfiltered scanline to packed RGB on white. */
+type RowConverter = (line: Uint8Array, out: Uint8Array) => void;
+
+/**
+ * Picks, once per image, the function that turns one unfiltered scanline into packed RGB on white. The two layouts
+ * nearly every PNG uses (8-bit RGB and RGBA) get their own tight loops; the rest share a general one.
+ */
+function rowConverter(p: Parsed): RowConverter {
+  const { width, bitDepth, colorType } = p;
+  if (bitDepth === 8 && colorType === 2) return (line, out) => out.set(line);
+  if (bitDepth === 8 && colorType === 6) {
+    return (line, out) => {
+      for (let s = 0, o = 0, end = width * 4; s < end; s += 4, o += 3) {
+        const a = line[s + 3] as number;
+        if (a === 255) {
+          out[o] = line[s] as number;
+          out[o + 1] = line[s + 1] as number;
+          out[o + 2] = line[s + 2] as number;
+        } else {
+          out[o] = blend(line[s] as number, a);
+          out[o + 1] = blend(line[s + 1] as number, a);
+          out[o + 2] = blend(line[s + 2] as number, a);
+        }
+      }
+    };
+  }
+  return (line, out) => toRgb(p, line, out);
+}
+
+/** Converts one unfiltered scanline of any layout to packed RGB on white. */
 function toRgb(p: Parsed, line: Uint8Array, out: Uint8Array): void {
   const { width, bitDepth, colorType } = p;
   const step = bitDepth === 16 ? 2 : 1; // 16-bit samples: keep the high byte
@@ -220,6 +253,7 @@ export function openPng(bytes: Uint8Array): PngRowReader | null {
   let line = new Uint8Array(1 + stride);
   let prev = new Uint8Array(1 + stride);
   let row = 0;
+  const convert = rowConverter(p);
   return {
     width: p.width,
     height: p.height,
@@ -237,7 +271,7 @@ export function openPng(bytes: Uint8Array): PngRowReader | null {
         if (!ok) throw new PngFormatError("Truncated image data.");
         const data = line.subarray(1);
         unfilter(line[0] as number, data, prev.subarray(1), bpp);
-        toRgb(p, data, out.subarray(r * p.width * 3, (r + 1) * p.width * 3));
+        convert(data, out.subarray(r * p.width * 3, (r + 1) * p.width * 3));
         [line, prev] = [prev, line];
       }
     },

@@ -12,7 +12,7 @@ import { log } from "../lib/logger";
 import { type DecodedImage, decodePng, decodeWebp, encodeWithMozjpeg } from "./codecs";
 import { encodeTurbo } from "./jpeg-encoder";
 import { encodeInStrips, stripRows } from "./jpeg-strips";
-import { openPng, PngFormatError } from "./png-stream";
+import { blend, openPng, PngFormatError } from "./png-stream";
 
 export class InvalidImageError extends Error {
   constructor(message = "Image could not be decoded.") {
@@ -157,10 +157,9 @@ export function flattenOnWhite(rgba: Uint8ClampedArray | Uint8Array): void {
   for (let i = 3; i < rgba.length; i += 4) {
     const a = rgba[i] as number;
     if (a === 255) continue;
-    const inv = 255 - a;
-    rgba[i - 3] = ((rgba[i - 3] as number) * a + 255 * inv + 127) / 255;
-    rgba[i - 2] = ((rgba[i - 2] as number) * a + 255 * inv + 127) / 255;
-    rgba[i - 1] = ((rgba[i - 1] as number) * a + 255 * inv + 127) / 255;
+    rgba[i - 3] = blend(rgba[i - 3] as number, a);
+    rgba[i - 2] = blend(rgba[i - 2] as number, a);
+    rgba[i - 1] = blend(rgba[i - 1] as number, a);
     rgba[i] = 255;
   }
 }

@@ -135,6 +135,70 @@ export async function makePng(
   return out;
 }
 
+/** Applies PNG filter `type` to one scanline (`prev` is the previous raw scanline; zeros for the first row). */
+function filterLine(type: number, line: Uint8Array, prev: Uint8Array, bpp: number): Uint8Array {
+  const out = new Uint8Array(line.length);
+  for (let i = 0; i < line.length; i++) {
+    const a = i >= bpp ? (line[i - bpp] as number) : 0;
+    const b = prev[i] as number;
+    const c = i >= bpp ? (prev[i - bpp] as number) : 0;
+    const p = a + b - c;
+    const pa = Math.abs(p - a);
+    const pb = Math.abs(p - b);
+    const pc = Math.abs(p - c);
+    const predictor = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][type] as number;
+    out[i] = ((line[i] as number) - predictor) & 255;
+  }
+  return out;
+}
+
+/**
+ * A PNG of any colour type and bit depth from raw scanlines (`line(y)` returns the packed, unfiltered bytes of row
+ * y). Row y uses filter `y % 5`, so every filter type (none, sub, up, average, Paeth) is exercised.
+ */
+export async function makeRawPng(opts: {
+  width: number;
+  height: number;
+  colorType: 0 | 2 | 3 | 4 | 6;
+  bitDepth: 1 | 2 | 4 | 8 | 16;
+  line: (y: number) => Uint8Array;
+  palette?: Uint8Array;
+  transparency?: Uint8Array;
+}): Promise<Uint8Array> {
+  const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[opts.colorType];
+  const stride = Math.ceil((opts.width * channels * opts.bitDepth) / 8);
+  const bpp = Math.max(1, (channels * opts.bitDepth) >> 3);
+  const raw = new Uint8Array(opts.height * (1 + stride));
+  let prev: Uint8Array = new Uint8Array(stride);
+  for (let y = 0; y < opts.height; y++) {
+    const line = opts.line(y);
+    if (line.length !== stride) throw new Error(`row ${y}: ${line.length} bytes, expected ${stride}`);
+    raw[y * (1 + stride)] = y % 5;
+    raw.set(filterLine(y % 5, line, prev, bpp), y * (1 + stride) + 1);
+    prev = line;
+  }
+  const ihdr = new Uint8Array(13);
+  const dv = new DataView(ihdr.buffer);
+  dv.setUint32(0, opts.width);
+  dv.setUint32(4, opts.height);
+  ihdr.set([opts.bitDepth, opts.colorType, 0, 0, 0], 8);
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", ihdr),
+    ...(opts.palette ? [chunk("PLTE", opts.palette)] : []),
+    ...(opts.transparency ? [chunk("tRNS", opts.transparency)] : []),
+    chunk("IDAT", await deflate(raw)),
+    chunk("IEND", new Uint8Array()),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
 /** multipart/form-data body with one `media` file (Request serialises FormData itself). */
 export function mediaForm(bytes: Uint8Array, filename = "file.bin", type = "application/octet-stream"): FormData {
   const form = new FormData();
