@@ -1,11 +1,8 @@
-import { and, count, desc, eq, exists, type SQL, sql } from "drizzle-orm";
+import { and, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { type PostStatus, postLabels, posts } from "../../db/schema";
 import type { PostResource } from "../../presenters/post";
-import { presentPost } from "../../presenters/post";
-import { assemble, childQueries } from "./load-posts";
-
-type PostRow = typeof posts.$inferSelect;
+import { postResourceColumn, presentPostJson } from "./load-posts";
 
 export const POSTS_PER_PAGE = 15;
 
@@ -39,7 +36,7 @@ export interface PostPage {
 
 /**
  * One page of posts, `scheduled_at` desc then `created_at` desc, in Laravel's paginator shape (decisions §6).
- * One D1 round trip per page whatever the posts hold: count, page rows, and their platforms, media and labels.
+ * One D1 statement per page whatever the posts hold: count, page rows, and their platforms, media and labels.
  * Page links keep the filters (`?status=draft&page=2`), like Laravel's `withQueryString()`.
  */
 export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): Promise<PostPage> {
@@ -58,22 +55,21 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
     );
   }
   const where = and(...filters);
-  const pageRows = (columns?: { id: typeof posts.id }) =>
-    (columns ? ctx.db.select(columns) : ctx.db.select())
-      .from(posts)
-      .where(where)
-      .orderBy(desc(posts.scheduledAt), desc(posts.createdAt), desc(sql`rowid`))
-      .limit(POSTS_PER_PAGE)
-      .offset((page - 1) * POSTS_PER_PAGE);
-  // One D1 round trip: the count, the page, and the page's platforms, media and labels (selected by subquery).
-  const [[totalRow], rows, platformRows, mediaRows, labelRows] = await ctx.db.batch([
-    ctx.db.select({ total: count() }).from(posts).where(where),
-    pageRows(),
-    ...childQueries(ctx, pageRows({ id: posts.id })),
-  ]);
-  const total = totalRow?.total ?? 0;
-  const resources = assemble(rows as PostRow[], platformRows, mediaRows, labelRows);
-  const data = (rows as PostRow[]).map((row) => presentPost(ctx, resources.get(row.id)!));
+  // One statement: the count, joined with the page's ids (sorted and limited before any JSON is built), each
+  // expanded to its whole resource. An empty page still returns the count row (resource null).
+  const rows = await ctx.db.all<{ total: number; resource: string | null }>(sql`
+    SELECT c.total AS total, CASE WHEN posts.id IS NULL THEN NULL ELSE ${postResourceColumn()} END AS resource
+    FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
+    LEFT JOIN (
+      SELECT posts.id AS id, posts.scheduled_at AS scheduled_at, posts.created_at AS created_at, posts.rowid AS rid
+      FROM posts WHERE ${where}
+      ORDER BY posts.scheduled_at DESC, posts.created_at DESC, posts.rowid DESC
+      LIMIT ${POSTS_PER_PAGE} OFFSET ${(page - 1) * POSTS_PER_PAGE}
+    ) page ON 1
+    LEFT JOIN posts ON posts.id = page.id
+    ORDER BY page.scheduled_at DESC, page.created_at DESC, page.rid DESC`);
+  const total = rows[0]?.total ?? 0;
+  const data = rows.flatMap((row) => (row.resource === null ? [] : [presentPostJson(ctx, row.resource)]));
 
   const path = `${ctx.origin}/api/posts`;
   const query = new URLSearchParams();

@@ -3,7 +3,7 @@ import { checkPlatformRules, measurePlatform } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
-import { aliased } from "./load-posts";
+import { aliased } from "../../db/aliased";
 
 export interface PreviewItem {
   post_platform_id: string;
