@@ -4,8 +4,8 @@ import { DurableObject } from "cloudflare:workers";
  * One instance per name; each is single-threaded, so its answers are the single authority across isolates.
  * Names in use (docs/storage.md):
  *   `ip:<address>`            per-IP window of the signed upload endpoint
- *   `api-key:<key id>`        per-API-key window of the general throttle, and the key's revocation (the authority
- *                             that lets isolates cache key lookups without delaying revocation)
+ *   `api-key:<key id>`        per-API-key window of the general throttle, handed out to isolates in small leases,
+ *                             and the key's revocation (the authority every lease renewal consults)
  *   `upload-token:<token>`    single-use state of one signed upload token
  * State lives in the object's SQLite storage; an alarm deletes windows and token entries once they are stale.
  */
@@ -15,6 +15,14 @@ export interface WindowResult {
   remaining: number;
   /** Seconds until the current window ends. */
   retryAfterSeconds: number;
+}
+
+/** The answer to `takeApiKeyHits`: `granted` hits now belong to the caller (the current request is one of them). */
+export interface KeyHits extends WindowResult {
+  revoked: boolean;
+  granted: number;
+  /** Start of the window the hits were taken from (ms). */
+  windowStart: number;
 }
 
 export class UploadGuard extends DurableObject<Cloudflare.Env> {
@@ -57,16 +65,48 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
     };
   }
 
-  /** An API key's window hit that also reports whether the key was revoked (checked first; a revoked key is refused). */
-  async hitApiKey(
+  /**
+   * Takes up to `want` hits (at least one) from an API key's window for the caller to spend, refusing a revoked key
+   * first. `giveBack` returns hits an earlier grant left unused, if they belong to the current window, so hits an
+   * isolate took but never spent do not count against the key. A refused request still counts one hit.
+   */
+  async takeApiKeyHits(
     subject: string,
     limit: number,
     windowSeconds: number,
-    nowMs = Date.now(),
-  ): Promise<WindowResult & { revoked: boolean }> {
+    nowMs: number,
+    want: number,
+    giveBack?: { windowStart: number; hits: number },
+  ): Promise<KeyHits> {
+    const windowMs = windowSeconds * 1000;
+    const windowStart = Math.floor(nowMs / windowMs) * windowMs;
+    const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
     const revoked = this.#sql.exec("SELECT 1 FROM revoked WHERE subject = ?", subject).toArray().length > 0;
-    if (revoked) return { allowed: false, limit, remaining: 0, retryAfterSeconds: 0, revoked: true };
-    return { ...(await this.hit(subject, limit, windowSeconds, nowMs)), revoked: false };
+    if (revoked) return { revoked, allowed: false, granted: 0, limit, remaining: 0, retryAfterSeconds, windowStart };
+    const row = this.#sql
+      .exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE key = ?", subject)
+      .toArray()[0];
+    let used = row?.window_start === windowStart ? row.count : 0;
+    if (giveBack && giveBack.windowStart === windowStart) used = Math.max(0, used - Math.max(0, giveBack.hits));
+    const granted = Math.min(Math.max(1, Math.floor(want)), Math.max(0, limit - used));
+    used += Math.max(1, granted);
+    this.#sql.exec(
+      `INSERT INTO windows (key, window_start, count) VALUES (?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count`,
+      subject,
+      windowStart,
+      used,
+    );
+    await this.#ensureAlarm(windowStart + windowMs * 2);
+    return {
+      revoked,
+      allowed: granted > 0,
+      granted,
+      limit,
+      remaining: Math.max(0, limit - used),
+      retryAfterSeconds,
+      windowStart,
+    };
   }
 
   /** Records that an API key is revoked; every later `hitApiKey` for it answers revoked. Kept for good. */

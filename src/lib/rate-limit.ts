@@ -1,27 +1,25 @@
-import type { WindowResult } from "../durable-objects/upload-guard";
-
-/** Fixed one-minute windows kept by the UploadGuard Durable Object named after the subject. */
-export async function hitRateLimit(
-  env: Cloudflare.Env,
-  subject: string,
-  limitPerMinute: number,
-): Promise<WindowResult> {
-  const stub = env.UPLOAD_GUARD.getByName(subject);
-  return stub.hit(subject, limitPerMinute, 60, Date.now()) as Promise<WindowResult>;
-}
+import type { KeyHits } from "../durable-objects/upload-guard";
 
 const apiKeySubject = (keyId: string) => `api-key:${keyId}`;
 
-/** The per-key throttle window, plus whether the key has been revoked (the Durable Object is the authority). */
-export async function hitApiKeyWindow(
+/** Takes hits from a key's one-minute window in its Durable Object (see throttle-leases.ts). */
+export function takeApiKeyHits(
   env: Cloudflare.Env,
   keyId: string,
   limitPerMinute: number,
-): Promise<WindowResult & { revoked: boolean }> {
+  nowMs: number,
+  want: number,
+  giveBack?: { windowStart: number; hits: number },
+): Promise<KeyHits> {
   const subject = apiKeySubject(keyId);
-  return env.UPLOAD_GUARD.getByName(subject).hitApiKey(subject, limitPerMinute, 60, Date.now()) as Promise<
-    WindowResult & { revoked: boolean }
-  >;
+  return env.UPLOAD_GUARD.getByName(subject).takeApiKeyHits(
+    subject,
+    limitPerMinute,
+    60,
+    nowMs,
+    want,
+    giveBack,
+  ) as Promise<KeyHits>;
 }
 
 export async function revokeApiKeyEverywhere(env: Cloudflare.Env, keyId: string): Promise<void> {

@@ -249,9 +249,10 @@ describe("POST /api/uploads/{token} (signed upload)", () => {
 
   it("limits each IP to 10 requests a minute (every request counts), with Retry-After; another IP is unaffected", async () => {
     const ws = await createTestWorkspace();
-    const { upload_url } = await issue(ws);
-    const path = pathOf(upload_url);
+    let path = "";
     for (let attempt = 0; attempt < 2; attempt++) {
+      // A fresh URL per attempt: across a window boundary the eleventh request may succeed and spend its token.
+      path = pathOf((await issue(ws)).upload_url);
       const ip = newIp();
       const minute = Math.floor(Date.now() / 60_000);
       const statuses: number[] = [];

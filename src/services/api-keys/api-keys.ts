@@ -6,6 +6,7 @@ import { notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { presentApiKey } from "../../presenters/resources";
+import { forgetApiKey } from "./authenticate-api-key";
 
 /** Fixed prefix so secret scanners can match leaked keys; 32 random bytes follow (256 bits). */
 export const API_KEY_PREFIX = "esp_";
@@ -41,8 +42,9 @@ export async function listApiKeys(ctx: WorkspaceContext) {
 }
 
 /**
- * Revokes a key; it stops working at once. The key's Durable Object learns first (every authenticated request,
- * cached lookup or not, asks it), then the row is marked for cold lookups and listings.
+ * Revokes a key. The key's Durable Object learns first (every throttle lease renewal asks it), this isolate drops
+ * its cached lookup and lease, then the row is marked for cold lookups and listings. The key stops working at once
+ * here and within `REVOCATION_BOUND_MS` (1 s) in every other isolate.
  */
 export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
   const live = await ctx.db
@@ -52,6 +54,7 @@ export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
     .get();
   if (!live) throw notFound();
   await revokeApiKeyEverywhere(ctx.env, id);
+  forgetApiKey(id);
   const result = await ctx.db
     .update(apiKeys)
     .set({ revokedAt: ctx.now() })

@@ -1,13 +1,12 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
-import type { WindowResult } from "../../durable-objects/upload-guard";
 import { sha256Hex } from "../../lib/crypto";
-import { hitApiKeyWindow } from "../../lib/rate-limit";
+import { countKeyRequest, dropKeyLease, LEASE_MS, type ThrottleResult } from "./throttle-leases";
 
 /** `last_used_at` is written at most once a minute per key, after the response. */
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
-/** How long an isolate keeps a key lookup. It never delays revocation (see below); it bounds memory staleness. */
+/** How long an isolate keeps a key lookup. Revocation does not wait for it (see below); it bounds memory staleness. */
 export const KEY_CACHE_TTL_MS = 60_000;
 const KEY_CACHE_MAX = 1000;
 
@@ -20,8 +19,9 @@ interface KnownKey {
 }
 
 /**
- * Token hash → key, per isolate. Revocation still acts at once: every request (cached or not) asks the key's
- * Durable Object, which `deleteApiKey` tells before it marks the row. Expiry is checked against `expires_at`.
+ * Token hash → key, per isolate. Revocation does not depend on it: the key's Durable Object, which `deleteApiKey`
+ * tells before it marks the row, refuses the key at the next throttle lease renewal — at once in the isolate that
+ * revoked it, within `LEASE_MS` anywhere else (throttle-leases.ts). Expiry is checked against `expires_at`.
  */
 const knownKeys = new Map<string, KnownKey>();
 
@@ -62,12 +62,21 @@ function touchLastUsed(ctx: ServiceContext, key: KnownKey, now: number): void {
   );
 }
 
-export type AuthResult = { key: { id: string; workspaceId: string }; window: WindowResult } | null;
+export type AuthResult = { key: { id: string; workspaceId: string }; window: ThrottleResult } | null;
+
+/** The longest a revoked key keeps working in an isolate other than the one that revoked it. */
+export const REVOCATION_BOUND_MS = LEASE_MS;
+
+/** Forgets everything this isolate holds about a key (called when it is revoked here). */
+export function forgetApiKey(keyId: string): void {
+  dropKeyLease(keyId);
+  for (const [hash, key] of knownKeys) if (key.id === keyId) knownKeys.delete(hash);
+}
 
 /**
- * Resolves a bearer token to a live key and counts the request in the key's throttle window. Costs one Durable
- * Object call per request, plus one indexed D1 read when this isolate has not seen the key in the last minute.
- * Returns null for an unknown, revoked or expired key.
+ * Resolves a bearer token to a live key and counts the request in the key's throttle window. A busy key costs no
+ * I/O at all (cached lookup, leased throttle hits); otherwise one Durable Object call, plus one indexed D1 read
+ * when this isolate has not seen the key in the last minute. Returns null for an unknown, revoked or expired key.
  */
 export async function authenticateApiKey(
   ctx: ServiceContext,
@@ -84,7 +93,7 @@ export async function authenticateApiKey(
     knownKeys.delete(hash);
     return null;
   }
-  const window = await hitApiKeyWindow(ctx.env, key.id, limitPerMinute);
+  const window = await countKeyRequest(ctx.env, key.id, limitPerMinute, now);
   if (window.revoked) {
     knownKeys.delete(hash);
     return null;

@@ -1,9 +1,9 @@
 import { and, asc, eq } from "drizzle-orm";
 import { checkPlatformRules, measurePlatform } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
+import { aliased } from "../../db/aliased";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
-import { aliased } from "../../db/aliased";
 
 export interface PreviewItem {
   post_platform_id: string;

@@ -1,0 +1,92 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { revokeApiKeyEverywhere } from "../../src/lib/rate-limit";
+import { countKeyRequest, dropKeyLease, LEASE_MS } from "../../src/services/api-keys/throttle-leases";
+
+/**
+ * The per-key throttle's leases (src/services/api-keys/throttle-leases.ts) against the real Durable Object. Time is
+ * passed in, so windows and lease lifetimes are driven by the test. Each test uses its own key id.
+ */
+
+const WINDOW_START = 1_800_000_000_000 - (1_800_000_000_000 % 60_000); // a window boundary
+const keyId = () => crypto.randomUUID();
+
+/**
+ * The window count the Durable Object holds for a key (≥ 1), read by a probe that gives one hit back and takes one,
+ * so the count is unchanged.
+ */
+async function doCount(id: string, limit: number, now: number): Promise<number> {
+  const subject = `api-key:${id}`;
+  const probe = await env.UPLOAD_GUARD.getByName(subject).takeApiKeyHits(subject, limit, 60, now, 1, {
+    windowStart: WINDOW_START,
+    hits: 1,
+  });
+  return limit - probe.remaining;
+}
+
+describe("per-key throttle leases", () => {
+  it("with a small limit, asks the Durable Object on every request and allows exactly the limit", async () => {
+    const id = keyId();
+    const results = [];
+    for (let i = 0; i < 62; i++) results.push(await countKeyRequest(env, id, 60, WINDOW_START + 10 + i));
+    expect(results.slice(0, 60).map((r) => r.remaining)).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
+    expect(results.slice(0, 60).every((r) => r.allowed && !r.revoked)).toBe(true);
+    expect(results[60]).toEqual({ revoked: false, allowed: false, limit: 60, remaining: 0, retryAfterSeconds: 60 });
+    expect(results[61]!.allowed).toBe(false);
+  });
+
+  it("leases hits to a busy key: Remaining counts down by one per request, the Durable Object holds at most one lease ahead", async () => {
+    const id = keyId();
+    const limit = 10_000; // lease cap: 1% = 100
+    const remaining: number[] = [];
+    for (let i = 0; i < 300; i++) {
+      const r = await countKeyRequest(env, id, limit, WINDOW_START + 1000 + i); // 300 requests inside one second
+      expect(r.allowed).toBe(true);
+      remaining.push(r.remaining);
+    }
+    expect(remaining).toEqual(Array.from({ length: 300 }, (_, i) => limit - 1 - i));
+    const counted = await doCount(id, limit, WINDOW_START + 1000 + 300);
+    // The Durable Object has counted the 300 spent hits plus the unspent rest of the current lease (≤ 100)…
+    expect(counted).toBeGreaterThanOrEqual(300);
+    expect(counted).toBeLessThanOrEqual(400);
+    // …and gets that rest back with the next renewal, once the lease has expired.
+    const after = await countKeyRequest(env, id, limit, WINDOW_START + 1000 + 300 + LEASE_MS);
+    expect(after.remaining).toBe(limit - 301);
+    dropKeyLease(id);
+    expect(await doCount(id, limit, WINDOW_START + 3000)).toBe(301);
+  });
+
+  it("never lets leases exceed the limit in one window", async () => {
+    const id = keyId();
+    const limit = 500; // lease cap 5
+    let allowed = 0;
+    for (let i = 0; i < 520; i++)
+      if ((await countKeyRequest(env, id, limit, WINDOW_START + 100 + i)).allowed) allowed++;
+    expect(allowed).toBe(limit);
+    // The next window starts afresh.
+    const next = await countKeyRequest(env, id, limit, WINDOW_START + 60_000 + 5);
+    expect(next).toMatchObject({ allowed: true, remaining: limit - 1 });
+  });
+
+  it("a key revoked by another isolate stops working when the lease ends (within LEASE_MS)", async () => {
+    const id = keyId();
+    const limit = 10_000;
+    const t0 = WINDOW_START + 20_000;
+    for (let i = 0; i < 10; i++) await countKeyRequest(env, id, limit, t0 + i); // busy: a lease of several hits
+    // Another isolate revokes: only the Durable Object learns, this isolate's lease is untouched.
+    await revokeApiKeyEverywhere(env, id);
+    const during = await countKeyRequest(env, id, limit, t0 + 10);
+    expect(during.allowed).toBe(true);
+    const after = await countKeyRequest(env, id, limit, t0 + 9 + LEASE_MS);
+    expect(after).toMatchObject({ revoked: true, allowed: false });
+  });
+
+  it("the isolate that revokes a key drops its lease, so the key stops working there at once", async () => {
+    const id = keyId();
+    const t0 = WINDOW_START + 30_000;
+    for (let i = 0; i < 10; i++) await countKeyRequest(env, id, 10_000, t0 + i);
+    await revokeApiKeyEverywhere(env, id);
+    dropKeyLease(id); // what deleteApiKey does, through forgetApiKey
+    expect(await countKeyRequest(env, id, 10_000, t0 + 10)).toMatchObject({ revoked: true, allowed: false });
+  });
+});
