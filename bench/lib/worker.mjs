@@ -31,6 +31,7 @@ export async function startWorker(opts) {
   if (opts.config) args.push("-c", opts.config);
   if (opts.persistTo) args.push("--persist-to", opts.persistTo);
   for (const [k, v] of Object.entries(opts.vars ?? {})) args.push("--var", `${k}:${v}`);
+  args.push(...(opts.extraArgs ?? []));
   const child = spawn("wrangler", args, { cwd: ROOT, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
   const lines = [];
   let buf = "";

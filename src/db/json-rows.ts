@@ -7,14 +7,16 @@ import { type Column, getTableColumns, type Table } from "drizzle-orm";
  * platforms with their accounts, its media and labels). D1 returns each statement's result set separately, and each
  * extra statement — and each extra column crossing the binding — costs time, so nesting the children as JSON inside
  * the parent's row turns four statements into one. Values come back as SQLite gave them to json_object (integers,
- * text, null); `decode` passes each through its column's own driver mapping (boolean mode, JSON mode), exactly as
- * drizzle does for an ordinary select.
+ * text, null); `decode` passes those of boolean- and JSON-mode columns through the column's own driver mapping,
+ * exactly as drizzle does for an ordinary select.
  */
 export interface JsonRowCodec<Row> {
   /** `json_object('id', "alias"."id", …)`, keyed by the columns' property names. Safe to splice: schema names only. */
   sql: string;
   decode(raw: Record<string, unknown>): Row;
 }
+
+const PLAIN_COLUMN_TYPES = new Set(["SQLiteText", "SQLiteInteger", "SQLiteReal"]);
 
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
@@ -26,15 +28,17 @@ export function jsonRow<T extends Table, K extends keyof T["_"]["columns"] & str
   const all = getTableColumns(table) as Record<string, Column>;
   const columns = (pick ?? (Object.keys(all) as K[])).map((key) => [key, all[key] as Column] as const);
   const sql = `json_object(${columns.map(([key, col]) => `'${key}', ${quote(alias)}.${quote(col.name)}`).join(", ")})`;
+  // Text, integer and real columns come out of JSON.parse as they would from the driver; only the others (boolean
+  // and JSON modes) need their column's mapping, applied in place.
+  const mapped = columns.filter(([, col]) => !PLAIN_COLUMN_TYPES.has(col.columnType));
   return {
     sql,
     decode(raw) {
-      const row: Record<string, unknown> = {};
-      for (const [key, col] of columns) {
+      for (const [key, col] of mapped) {
         const value = raw[key];
-        row[key] = value === null || value === undefined ? null : col.mapFromDriverValue(value);
+        raw[key] = value === null || value === undefined ? null : col.mapFromDriverValue(value);
       }
-      return row as Pick<T["$inferSelect"], K>;
+      return raw as Pick<T["$inferSelect"], K>;
     },
   };
 }

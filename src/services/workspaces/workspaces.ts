@@ -7,7 +7,7 @@ import { presentApiKey, presentWorkspace } from "../../presenters/resources";
 import { mintApiKey } from "../api-keys/api-keys";
 
 export async function getWorkspace(ctx: WorkspaceContext) {
-  const row = await ctx.db.query.workspaces.findFirst({ where: eq(workspaces.id, ctx.workspaceId) });
+  const row = await ctx.db.select().from(workspaces).where(eq(workspaces.id, ctx.workspaceId)).get();
   if (!row) throw notFound();
   return presentWorkspace(row);
 }
