@@ -10,6 +10,11 @@ import { freshState, ROOT, startWorker } from "../lib/worker.mjs";
 import { seed, VARS } from "./seed.mjs";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+// wrangler dev records every span of every request into a local SQLite trace store (X_LOCAL_OBSERVABILITY, on by
+// default since wrangler 4.1xx). On Cloudflare tracing happens outside the request; locally it costs each D1 or
+// Durable Object call a span write. Off for both workers unless BENCH_LOCAL_TRACES=1.
+const LOCAL_TRACES = process.env.BENCH_LOCAL_TRACES === "1";
+const WORKER_ENV = { X_LOCAL_OBSERVABILITY: LOCAL_TRACES ? "true" : "false" };
 function cannon(opts) {
   return new Promise((resolve, reject) => {
     autocannon({ duration: DURATION_S, ...opts }, (err, res) => (err ? reject(err) : resolve(res)));
@@ -54,17 +59,20 @@ function bundle() {
 }
 
 const state = freshState();
-const app = await startWorker({ port: 8790, persistTo: state, vars: VARS });
+const app = await startWorker({ port: 8790, persistTo: state, vars: VARS, env: WORKER_ENV });
 console.log(`API worker ready in ${Math.round(app.readyMs)} ms`);
 const bare = await startWorker({
   port: 8791,
   config: path.join(ROOT, "bench/bare-worker/wrangler.jsonc"),
   persistTo: mkdtempSync(path.join(tmpdir(), "bench-bare-")),
   healthPath: "/",
+  env: WORKER_ENV,
 });
 try {
-  const { key, postId, createBody } = await seed(app.base);
+  const { key, postId } = await seed(app.base);
   const auth = { Authorization: `Bearer ${key}` };
+  // POST /api/posts writes into a workspace of its own, so the listed workspace keeps its 20 posts all session.
+  const writer = await seed(app.base, { posts: 0 });
   const routes = [
     { name: "GET /api/health", url: "/api/health" },
     { name: "GET /api/posts (15 posts × 3 platforms, 2 labels, 2 media)", url: "/api/posts", headers: auth },
@@ -73,11 +81,13 @@ try {
       name: "POST /api/posts",
       url: "/api/posts",
       method: "POST",
-      headers: { ...auth, "Content-Type": "application/json" },
-      body: JSON.stringify(createBody),
+      headers: { Authorization: `Bearer ${writer.key}`, "Content-Type": "application/json" },
+      body: JSON.stringify(writer.createBody),
     },
     { name: "GET /api/content-types", url: "/api/content-types", headers: auth },
   ];
+  const listPage = await fetch(`${app.base}/api/posts`, { headers: auth });
+  const listBytes = (await listPage.arrayBuffer()).byteLength;
   const rows = [];
   for (const c of [1, 32]) {
     const floor = summary(await cannon({ url: `${bare.base}/`, connections: c }));
@@ -89,6 +99,14 @@ try {
       ...d1Floor,
       ratio: (d1Floor.p50 / Math.max(floor.p50, 0.001)).toFixed(2),
       meanRatio: (d1Floor.mean / Math.max(floor.mean, 0.001)).toFixed(2),
+    });
+    const sizedFloor = summary(await cannon({ url: `${bare.base}/sized?bytes=${listBytes}`, connections: c }));
+    rows.push({
+      route: `bare Worker, constant ${(listBytes / 1024).toFixed(1)} KiB body (size of the list page)`,
+      c,
+      ...sizedFloor,
+      ratio: (sizedFloor.p50 / Math.max(floor.p50, 0.001)).toFixed(2),
+      meanRatio: (sizedFloor.mean / Math.max(floor.mean, 0.001)).toFixed(2),
     });
     for (const r of routes) {
       const s = summary(
@@ -113,7 +131,13 @@ try {
   for (const r of routes) {
     queries.push({
       route: r.name,
-      n: await queriesOf(app.base, r.method ?? "GET", r.url, key, r.body ? JSON.parse(r.body) : undefined),
+      n: await queriesOf(
+        app.base,
+        r.method ?? "GET",
+        r.url,
+        r.headers?.Authorization?.slice("Bearer ".length) ?? key,
+        r.body ? JSON.parse(r.body) : undefined,
+      ),
     });
   }
   const b = bundle();
@@ -123,8 +147,9 @@ try {
   const floorLine = [1, 32]
     .map((c) => {
       const f = rows.find((r) => r.c === c && r.route.startsWith("bare Worker + one D1"));
+      const z = rows.find((r) => r.c === c && r.route.startsWith("bare Worker, constant"));
       const l = rows.find((r) => r.c === c && r.route.startsWith("GET /api/posts (15"));
-      return `at ${c} connection${c > 1 ? "s" : ""} the floor alone is ${f.meanRatio}× the bare Worker (mean) and the list is ${(l.mean / f.mean).toFixed(2)}× the floor`;
+      return `at ${c} connection${c > 1 ? "s" : ""}, one \`SELECT 1\` alone is ${f.meanRatio}× the bare Worker (mean), a constant body the size of the list page alone ${z.meanRatio}×, and the list is ${(l.mean / f.mean).toFixed(2)}× the D1 floor`;
     })
     .join("; ");
   const timingRes = await fetch(`${app.base}/api/posts`, { headers: auth });
@@ -141,7 +166,7 @@ try {
     `## Request overhead, D1 queries, bundle (issue 9)
 
 Command: \`node bench/http/run.mjs\` (part of \`npm run bench\`) · ${today()} · ${machine()}
-\`wrangler dev\` on 127.0.0.1, local D1/R2/KV/DO, autocannon ${DURATION_S} s per row; ratio = p50 / bare Worker p50 at
+\`wrangler dev\` on 127.0.0.1, local D1/R2/KV/DO, local trace store ${LOCAL_TRACES ? "on" : "off (`X_LOCAL_OBSERVABILITY=false` for both workers; `BENCH_LOCAL_TRACES=1` keeps it)"}, autocannon ${DURATION_S} s per row; ratio = p50 / bare Worker p50 at
 the same concurrency (measured in the same session). autocannon reports percentiles in whole milliseconds, so the
 mean (fractional) and its ratio are shown too.
 
@@ -169,8 +194,10 @@ revocation bound in other isolates (at once in the revoking one — docs/decisio
 Where the time goes (\`Server-Timing\` on one request, outside production): ${listTiming}. Under \`wrangler dev\` every
 D1 call crosses into miniflare's SQLite simulator, and D1 cost grows with each statement and each column returned,
 so the list is one statement: the count, the page's ids, and each post's whole resource (platforms with accounts,
-media, labels) built as JSON by SQLite (src/services/posts/load-posts.ts). The second row is the floor of any route
-that touches D1 at all: the same bare Worker plus one \`SELECT 1\` — ${floorLine}. A CPU profile of the API isolate
+media, labels) built as JSON by SQLite (src/services/posts/load-posts.ts). The second and third rows are floors no
+route can go below: the same bare Worker plus one \`SELECT 1\` (any route that reads D1), and the same bare Worker
+answering a constant body as large as the list page (any route that sends that much through wrangler's proxy) —
+${floorLine}. A CPU profile of the API isolate
 under \`GET /api/posts\` at one connection (\`node bench/http/profile.mjs\`: inspector, 5 s) shows it busy ≈ 0.6 ms
 per request — JSON parse/stringify of the 15 posts, D1's own result conversion, Hono, SHA-256 of the key; the rest
 of the latency is the local D1 simulator and wrangler's proxy, which no code in this Worker can remove. On Cloudflare,

@@ -29,7 +29,8 @@ async function json(base, method, p, key, body) {
   return text ? JSON.parse(text) : null;
 }
 
-export async function seed(base) {
+/** A workspace with 3 accounts, 2 labels and `posts` posts (each on the 3 accounts with both labels and 2 media). */
+export async function seed(base, { posts = 20 } = {}) {
   const boot = await fetch(`${base}/api/admin/workspaces`, {
     method: "POST",
     headers: { Authorization: `Bearer ${ADMIN}`, "Content-Type": "application/json" },
@@ -54,7 +55,7 @@ export async function seed(base) {
   for (const name of ["one", "two"])
     labels.push((await json(base, "POST", "/api/labels", key, { name, color: "#123456" })).id);
   const postIds = [];
-  for (let i = 0; i < 20; i++) {
+  for (let i = 0; i < posts; i++) {
     const post = await json(base, "POST", "/api/posts", key, {
       content: `Bench post ${i} with a link https://example.com/${i}`,
       platforms: accounts,

@@ -24,7 +24,8 @@ export function freshState(configPath = path.join(ROOT, "wrangler.jsonc")) {
 }
 
 /**
- * @param {{config?: string, port: number, persistTo?: string, vars?: Record<string,string>, healthPath?: string}} opts
+ * @param {{config?: string, port: number, persistTo?: string, vars?: Record<string,string>, healthPath?: string,
+ *   extraArgs?: string[], env?: Record<string,string>}} opts
  */
 export async function startWorker(opts) {
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(opts.port), "--log-level", "warn"];
@@ -32,7 +33,11 @@ export async function startWorker(opts) {
   if (opts.persistTo) args.push("--persist-to", opts.persistTo);
   for (const [k, v] of Object.entries(opts.vars ?? {})) args.push("--var", `${k}:${v}`);
   args.push(...(opts.extraArgs ?? []));
-  const child = spawn("wrangler", args, { cwd: ROOT, env: ENV, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn("wrangler", args, {
+    cwd: ROOT,
+    env: { ...ENV, ...(opts.env ?? {}) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const lines = [];
   let buf = "";
   const onData = (d) => {

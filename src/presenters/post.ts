@@ -5,14 +5,33 @@ import { formatYmdHis } from "../lib/time";
 import { presentLabel } from "./resources";
 
 /** Wire shape of a Post (api.md "Post", "PostPlatform", "Media"; decisions §6, §8). */
-type PostRow = typeof posts.$inferSelect;
-type PostPlatformRow = typeof postPlatforms.$inferSelect;
-type AccountRow = Pick<
-  typeof socialAccounts.$inferSelect,
-  "id" | "platform" | "displayName" | "username" | "isActive" | "status"
->;
-type MediaRow = typeof media.$inferSelect;
-type LabelRow = typeof labels.$inferSelect;
+
+/** The columns each part of a Post resource shows; the loader selects exactly these (src/services/posts/load-posts.ts). */
+export const POST_FIELDS = ["id", "content", "status", "scheduledAt", "publishedAt", "createdAt", "updatedAt"] as const;
+export const POST_PLATFORM_FIELDS = [
+  "id",
+  "platform",
+  "contentType",
+  "status",
+  "enabled",
+  "platformUrl",
+  "publishedAt",
+  "errorMessage",
+  "displayName",
+  "displayUsername",
+  "displayAvatar",
+  "meta",
+  "platformPostId",
+] as const;
+export const ACCOUNT_FIELDS = ["id", "platform", "displayName", "username", "isActive", "status"] as const;
+export const MEDIA_FIELDS = ["id", "path", "type", "mimeType", "originalFilename", "size", "width", "height"] as const;
+export const LABEL_FIELDS = ["id", "name", "color", "createdAt", "updatedAt"] as const;
+
+type PostRow = Pick<typeof posts.$inferSelect, (typeof POST_FIELDS)[number]>;
+type PostPlatformRow = Pick<typeof postPlatforms.$inferSelect, (typeof POST_PLATFORM_FIELDS)[number]>;
+type AccountRow = Pick<typeof socialAccounts.$inferSelect, (typeof ACCOUNT_FIELDS)[number]>;
+type MediaRow = Pick<typeof media.$inferSelect, (typeof MEDIA_FIELDS)[number]>;
+type LabelRow = Pick<typeof labels.$inferSelect, (typeof LABEL_FIELDS)[number]>;
 
 export interface PresentPostInput {
   post: PostRow;

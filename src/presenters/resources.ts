@@ -17,7 +17,9 @@ export const presentApiKey = (k: typeof apiKeys.$inferSelect) => ({
   created_at: formatIso(k.createdAt),
 });
 
-export const presentLabel = (l: typeof labels.$inferSelect) => ({
+export const presentLabel = (
+  l: Pick<typeof labels.$inferSelect, "id" | "name" | "color" | "createdAt" | "updatedAt">,
+) => ({
   id: l.id,
   name: l.name,
   color: l.color,

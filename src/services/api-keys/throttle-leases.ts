@@ -8,7 +8,8 @@ import { takeApiKeyHits } from "../../lib/rate-limit";
  * authenticated call. Instead an isolate takes a few hits at once and spends them locally for at most `LEASE_MS`:
  * - A key this isolate sees rarely takes one hit per request, exactly as before (and always does when the limit is
  *   below 200/minute: a lease never holds more than 1% of the limit).
- * - When a lease is used up within its lifetime the key is busy here, and the next lease asks for twice as many.
+ * - When a lease is used up within its lifetime the key is busy here, and the next lease asks for twice as many;
+ *   when it simply ran out of time, the next one asks for what it spent (the key's rate over the last second).
  * - Hits a lease did not spend are given back with the next request to the Durable Object, so in one isolate the
  *   count is exact; across isolates, hits another isolate holds but never spends can end a window early by at most
  *   1% of the limit per isolate.
@@ -36,6 +37,18 @@ const leases = new Map<string, Lease>();
 
 export type ThrottleResult = WindowResult & { revoked: boolean };
 
+/**
+ * How many hits to ask for: twice the last lease when it was used up while still live; what the last lease spent
+ * (plus this request) when it ended within the last `LEASE_MS` — the key's recent rate; otherwise one.
+ */
+function leaseSize(lease: Lease | undefined, live: boolean, limit: number, now: number): number {
+  const cap = Math.min(MAX_LEASE, Math.floor(limit * MAX_LEASE_SHARE));
+  if (!lease || cap <= 1) return 1;
+  if (live) return Math.max(1, Math.min(cap, lease.granted * 2));
+  if (now < lease.expiresAt + LEASE_MS) return Math.max(1, Math.min(cap, lease.granted - lease.left + 1));
+  return 1;
+}
+
 /** Counts one request of `keyId` against `limit` per minute. */
 export async function countKeyRequest(
   env: Cloudflare.Env,
@@ -55,8 +68,7 @@ export async function countKeyRequest(
       retryAfterSeconds: Math.max(1, Math.ceil((lease.windowEnd - now) / 1000)),
     };
   }
-  const cap = Math.min(MAX_LEASE, Math.floor(limit * MAX_LEASE_SHARE));
-  const want = live ? Math.max(1, Math.min(cap, lease.granted * 2)) : 1;
+  const want = leaseSize(lease, live, limit, now);
   const giveBack = lease && lease.left > 0 ? { windowStart: lease.windowStart, hits: lease.left } : undefined;
   leases.delete(keyId);
   const taken = await takeApiKeyHits(env, keyId, limit, now, want, giveBack);

@@ -2,16 +2,26 @@ import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { jsonRow } from "../../db/json-rows";
 import { labels, media, postPlatforms, posts, socialAccounts } from "../../db/schema";
-import { type PostResource, type PresentPostInput, presentPost } from "../../presenters/post";
+import {
+  ACCOUNT_FIELDS,
+  LABEL_FIELDS,
+  MEDIA_FIELDS,
+  POST_FIELDS,
+  POST_PLATFORM_FIELDS,
+  type PostResource,
+  type PresentPostInput,
+  presentPost,
+} from "../../presenters/post";
 
 /** D1 binds at most 100 parameters per statement. */
 const IDS_PER_STATEMENT = 90;
 
-const postJson = jsonRow(posts, "posts");
-const platformJson = jsonRow(postPlatforms, "pp");
-const accountJson = jsonRow(socialAccounts, "sa", ["id", "platform", "displayName", "username", "isActive", "status"]);
-const mediaJson = jsonRow(media, "m");
-const labelJson = jsonRow(labels, "l");
+// Only the columns the resource shows: every column returned costs D1 time.
+const postJson = jsonRow(posts, "posts", POST_FIELDS);
+const platformJson = jsonRow(postPlatforms, "pp", POST_PLATFORM_FIELDS);
+const accountJson = jsonRow(socialAccounts, "sa", ACCOUNT_FIELDS);
+const mediaJson = jsonRow(media, "m", MEDIA_FIELDS);
+const labelJson = jsonRow(labels, "l", LABEL_FIELDS);
 
 /**
  * One whole Post resource of the `posts` row in scope, as a JSON text: the post, its platforms (with their
