@@ -24,40 +24,39 @@ const mediaJson = jsonRow(media, "m", MEDIA_FIELDS);
 const labelJson = jsonRow(labels, "l", LABEL_FIELDS);
 
 /**
- * One whole Post resource of the `posts` row in scope, as a JSON text: the post, its platforms (with their
- * accounts) in position order, its media in position order, and its labels by name. Children are nested by
- * correlated subqueries, so a statement returning N posts is one statement whatever they hold. `json(...)` keeps each
- * child array JSON after the subquery boundary (SQLite drops the JSON subtype there). One row per post keeps each
- * value far below D1's 2 MB per-value limit (content ≤ 10 000 characters, bodies ≤ 1 MiB).
+ * One whole Post resource of the `posts` row in scope, as a JSON text `[post, platforms, media, labels]`: the post,
+ * its platforms (each `[row, account]`) in position order, its media in position order, and its labels by name — all
+ * rows positional (src/db/json-rows.ts). Children are nested by correlated subqueries, so a statement returning N
+ * posts is one statement whatever they hold. `json(...)` keeps each child array JSON after the subquery boundary
+ * (SQLite drops the JSON subtype there). One row per post keeps each value far below D1's 2 MB per-value limit
+ * (content ≤ 10 000 characters, bodies ≤ 1 MiB).
  */
-const POST_RESOURCE = sql.raw(`json_object(
-  'post', ${postJson.sql},
-  'platforms', json((SELECT json_group_array(json_object('row', ${platformJson.sql}, 'account', ${accountJson.sql})
-      ORDER BY pp.position, pp.created_at)
+const POST_RESOURCE = sql.raw(`json_array(
+  ${postJson.sql},
+  json((SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}) ORDER BY pp.position, pp.created_at)
     FROM post_platforms pp JOIN social_accounts sa ON sa.id = pp.social_account_id WHERE pp.post_id = posts.id)),
-  'media', json((SELECT json_group_array(${mediaJson.sql} ORDER BY pm.position)
+  json((SELECT json_group_array(${mediaJson.sql} ORDER BY pm.position)
     FROM post_media pm JOIN media m ON m.id = pm.media_id WHERE pm.post_id = posts.id)),
-  'labels', json((SELECT json_group_array(${labelJson.sql} ORDER BY l.name, l.created_at)
+  json((SELECT json_group_array(${labelJson.sql} ORDER BY l.name, l.created_at)
     FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id))
 )`);
 
-interface RawResource {
-  post: Record<string, unknown>;
-  platforms: { row: Record<string, unknown>; account: Record<string, unknown> }[];
-  media: Record<string, unknown>[];
-  labels: Record<string, unknown>[];
-}
+type RawRow = unknown[];
+type RawResource = [RawRow, [RawRow, RawRow][], RawRow[], RawRow[]];
 
 /** The SELECT expression (over a `posts` row in scope) whose value `presentPostJson` turns into a Post resource. */
 export const postResourceColumn = (): SQL => POST_RESOURCE;
 
 export function presentPostJson(ctx: WorkspaceContext, json: string): PostResource {
-  const raw = JSON.parse(json) as RawResource;
+  const [post, platforms, mediaRows, labelRows] = JSON.parse(json) as RawResource;
   const input: PresentPostInput = {
-    post: postJson.decode(raw.post),
-    platforms: raw.platforms.map((p) => ({ row: platformJson.decode(p.row), account: accountJson.decode(p.account) })),
-    media: raw.media.map(mediaJson.decode),
-    labels: raw.labels.map(labelJson.decode),
+    post: postJson.decode(post),
+    platforms: platforms.map(([row, account]) => ({
+      row: platformJson.decode(row),
+      account: accountJson.decode(account),
+    })),
+    media: mediaRows.map(mediaJson.decode),
+    labels: labelRows.map(labelJson.decode),
   };
   return presentPost(ctx, input);
 }
