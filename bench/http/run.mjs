@@ -88,45 +88,48 @@ try {
   ];
   const listPage = await fetch(`${app.base}/api/posts`, { headers: auth });
   const listBytes = (await listPage.arrayBuffer()).byteLength;
-  const rows = [];
-  for (const c of [1, 32]) {
-    const floor = summary(await cannon({ url: `${bare.base}/`, connections: c }));
-    rows.push({ route: "bare Worker (constant response)", c, ...floor, ratio: "1.00", meanRatio: "1.00" });
-    const d1Floor = summary(await cannon({ url: `${bare.base}/d1`, connections: c }));
-    rows.push({
-      route: "bare Worker + one D1 `SELECT 1` (floor of any D1 route)",
-      c,
-      ...d1Floor,
-      ratio: (d1Floor.p50 / Math.max(floor.p50, 0.001)).toFixed(2),
-      meanRatio: (d1Floor.mean / Math.max(floor.mean, 0.001)).toFixed(2),
-    });
-    const sizedFloor = summary(await cannon({ url: `${bare.base}/sized?bytes=${listBytes}`, connections: c }));
-    rows.push({
-      route: `bare Worker, constant ${(listBytes / 1024).toFixed(1)} KiB body (size of the list page)`,
-      c,
-      ...sizedFloor,
-      ratio: (sizedFloor.p50 / Math.max(floor.p50, 0.001)).toFixed(2),
-      meanRatio: (sizedFloor.mean / Math.max(floor.mean, 0.001)).toFixed(2),
-    });
-    for (const r of routes) {
-      const s = summary(
-        await cannon({
+  // Every row is compared with the bare Worker measured at the same concurrency. Reads run first at both
+  // concurrencies and the write (POST) last, so every read sees the same database.
+  const floors = new Map();
+  const measured = [];
+  const measure = async (c, route, opts) => {
+    const s = summary(await cannon({ ...opts, connections: c }));
+    measured.push({ c, route, ...s });
+    return s;
+  };
+  const phases = [routes.filter((r) => !r.method), routes.filter((r) => r.method)];
+  for (const [phase, phaseRoutes] of phases.entries()) {
+    for (const c of [1, 32]) {
+      if (phase === 0) {
+        floors.set(c, await measure(c, "bare Worker (constant response)", { url: `${bare.base}/` }));
+        await measure(c, "bare Worker + one D1 `SELECT 1` (floor of any D1 route)", { url: `${bare.base}/d1` });
+        await measure(c, `bare Worker, constant ${(listBytes / 1024).toFixed(1)} KiB body (size of the list page)`, {
+          url: `${bare.base}/sized?bytes=${listBytes}`,
+        });
+      }
+      for (const r of phaseRoutes)
+        await measure(c, r.name, {
           url: app.base + r.url,
           method: r.method ?? "GET",
           headers: r.headers,
           body: r.body,
-          connections: c,
-        }),
-      );
-      rows.push({
-        route: r.name,
-        c,
-        ...s,
-        ratio: (s.p50 / Math.max(floor.p50, 0.001)).toFixed(2),
-        meanRatio: (s.mean / Math.max(floor.mean, 0.001)).toFixed(2),
-      });
+        });
     }
   }
+  const order = (name) => {
+    const i = routes.findIndex((r) => r.name === name);
+    return i < 0 ? (name.startsWith("bare Worker (") ? -3 : name.includes("D1") ? -2 : -1) : i;
+  };
+  const rows = measured
+    .sort((a, b) => a.c - b.c || order(a.route) - order(b.route))
+    .map((r) => {
+      const floor = floors.get(r.c);
+      return {
+        ...r,
+        ratio: (r.p50 / Math.max(floor.p50, 0.001)).toFixed(2),
+        meanRatio: (r.mean / Math.max(floor.mean, 0.001)).toFixed(2),
+      };
+    });
   const queries = [];
   for (const r of routes) {
     queries.push({
@@ -167,7 +170,8 @@ try {
 
 Command: \`node bench/http/run.mjs\` (part of \`npm run bench\`) · ${today()} · ${machine()}
 \`wrangler dev\` on 127.0.0.1, local D1/R2/KV/DO, local trace store ${LOCAL_TRACES ? "on" : "off (`X_LOCAL_OBSERVABILITY=false` for both workers; `BENCH_LOCAL_TRACES=1` keeps it)"}, autocannon ${DURATION_S} s per row; ratio = p50 / bare Worker p50 at
-the same concurrency (measured in the same session). autocannon reports percentiles in whole milliseconds, so the
+the same concurrency (measured in the same session; reads first, then the POST row, so every read sees the same
+database). autocannon reports percentiles in whole milliseconds, so the
 mean (fractional) and its ratio are shown too.
 
 | route | connections | p50 ms | p99 ms | mean ms | req/s | p50 ratio | mean ratio | errors |

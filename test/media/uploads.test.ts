@@ -152,7 +152,7 @@ describe("POST /api/uploads/{token} (signed upload)", () => {
       build([
         ["expires", q.expires!],
         ["workspace_id", q.workspace_id!],
-        ["signature", `${q.signature!.slice(0, 63)}0`],
+        ["signature", `${q.signature!.slice(0, 63)}${q.signature!.endsWith("0") ? "1" : "0"}`], // last digit changed
       ]),
       build([
         ["expires", q.expires!],
