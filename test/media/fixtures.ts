@@ -86,6 +86,22 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
   return out;
 }
 
+/** The PNG signature, the given chunks and IEND, as one file. */
+function pngFile(chunks: Uint8Array[]): Uint8Array {
+  const parts = [
+    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    ...chunks,
+    chunk("IEND", new Uint8Array()),
+  ];
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
 async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
@@ -120,19 +136,7 @@ export async function makePng(
   dv.setUint32(0, w);
   dv.setUint32(4, h);
   ihdr.set([8, alpha ? 6 : 2, 0, 0, 0], 8);
-  const parts = [
-    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk("IHDR", ihdr),
-    chunk("IDAT", idat),
-    chunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return pngFile([chunk("IHDR", ihdr), chunk("IDAT", idat)]);
 }
 
 /** Applies PNG filter `type` to one scanline (`prev` is the previous raw scanline; zeros for the first row). */
@@ -182,21 +186,12 @@ export async function makeRawPng(opts: {
   dv.setUint32(0, opts.width);
   dv.setUint32(4, opts.height);
   ihdr.set([opts.bitDepth, opts.colorType, 0, 0, 0], 8);
-  const parts = [
-    new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+  return pngFile([
     chunk("IHDR", ihdr),
     ...(opts.palette ? [chunk("PLTE", opts.palette)] : []),
     ...(opts.transparency ? [chunk("tRNS", opts.transparency)] : []),
     chunk("IDAT", await deflate(raw)),
-    chunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  ]);
 }
 
 /** multipart/form-data body with one `media` file (Request serialises FormData itself). */
