@@ -2,7 +2,7 @@ import { and, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { type PostStatus, postLabels, posts } from "../../db/schema";
 import type { PostResource } from "../../presenters/post";
-import { postResourceColumn, presentPostJson } from "./load-posts";
+import { type PostResourceRow, postResourceColumns, presentPostRow } from "./load-posts";
 
 export const POSTS_PER_PAGE = 15;
 
@@ -56,9 +56,9 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
   }
   const where = and(...filters);
   // One statement: the count, joined with the page's ids (sorted and limited before any JSON is built), each
-  // expanded to its whole resource. An empty page still returns the count row (resource null).
-  const rows = await ctx.db.all<{ total: number; resource: string | null }>(sql`
-    SELECT c.total AS total, CASE WHEN posts.id IS NULL THEN NULL ELSE ${postResourceColumn()} END AS resource
+  // expanded to its whole resource. An empty page still returns the count row (id null).
+  const rows = await ctx.db.all<PostResourceRow & { total: number }>(sql`
+    SELECT c.total AS total, ${postResourceColumns()}
     FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
     LEFT JOIN (
       SELECT posts.id AS id, posts.scheduled_at AS scheduled_at, posts.created_at AS created_at, posts.rowid AS rid
@@ -69,7 +69,7 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
     LEFT JOIN posts ON posts.id = page.id
     ORDER BY page.scheduled_at DESC, page.created_at DESC, page.rid DESC`);
   const total = rows[0]?.total ?? 0;
-  const data = rows.flatMap((row) => (row.resource === null ? [] : [presentPostJson(ctx, row.resource)]));
+  const data = rows.flatMap((row) => (row.id === null ? [] : [presentPostRow(ctx, row)]));
 
   const path = `${ctx.origin}/api/posts`;
   const query = new URLSearchParams();

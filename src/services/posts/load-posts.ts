@@ -24,39 +24,45 @@ const mediaJson = jsonRow(media, "m", MEDIA_FIELDS);
 const labelJson = jsonRow(labels, "l", LABEL_FIELDS);
 
 /**
- * One whole Post resource of the `posts` row in scope, as a JSON text `[post, platforms, media, labels]`: the post,
- * its platforms (each `[row, account]`) in position order, its media in position order, and its labels by name — all
- * rows positional (src/db/json-rows.ts). Children are nested by correlated subqueries, so a statement returning N
- * posts is one statement whatever they hold. `json(...)` keeps each child array JSON after the subquery boundary
- * (SQLite drops the JSON subtype there). One row per post keeps each value far below D1's 2 MB per-value limit
- * (content ≤ 10 000 characters, bodies ≤ 1 MiB).
+ * The columns of one whole Post resource for the `posts` row in scope: its `id`, the post itself, its platforms
+ * (each `[row, account]`) in position order, its media in position order and its labels by name — each a JSON text
+ * of positional rows (src/db/json-rows.ts). Children come from correlated subqueries, so a statement returning N
+ * posts is one statement whatever they hold. The four parts stay separate columns: nesting them into one JSON value
+ * would make SQLite re-parse every child array (`json(...)` across the subquery boundary), which measured ≈ 20 %
+ * slower in the local D1 simulator (bench/RESULTS.md). Every value stays one post long, far below D1's 2 MB limit.
  */
-const POST_RESOURCE = sql.raw(`json_array(
-  ${postJson.sql},
-  json((SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}) ORDER BY pp.position, pp.created_at)
-    FROM post_platforms pp JOIN social_accounts sa ON sa.id = pp.social_account_id WHERE pp.post_id = posts.id)),
-  json((SELECT json_group_array(${mediaJson.sql} ORDER BY pm.position)
-    FROM post_media pm JOIN media m ON m.id = pm.media_id WHERE pm.post_id = posts.id)),
-  json((SELECT json_group_array(${labelJson.sql} ORDER BY l.name, l.created_at)
-    FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id))
-)`);
+const RESOURCE_COLUMNS = sql.raw(`posts.id AS id,
+  ${postJson.sql} AS post,
+  (SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}) ORDER BY pp.position, pp.created_at)
+    FROM post_platforms pp JOIN social_accounts sa ON sa.id = pp.social_account_id WHERE pp.post_id = posts.id) AS platforms,
+  (SELECT json_group_array(${mediaJson.sql} ORDER BY pm.position)
+    FROM post_media pm JOIN media m ON m.id = pm.media_id WHERE pm.post_id = posts.id) AS media,
+  (SELECT json_group_array(${labelJson.sql} ORDER BY l.name, l.created_at)
+    FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id) AS labels`);
+
+/** A row selected with `postResourceColumns()`; `id` is null where a LEFT JOIN found no post. */
+export interface PostResourceRow {
+  id: string | null;
+  post: string;
+  platforms: string;
+  media: string;
+  labels: string;
+}
 
 type RawRow = unknown[];
-type RawResource = [RawRow, [RawRow, RawRow][], RawRow[], RawRow[]];
 
-/** The SELECT expression (over a `posts` row in scope) whose value `presentPostJson` turns into a Post resource. */
-export const postResourceColumn = (): SQL => POST_RESOURCE;
+/** The SELECT list (over a `posts` row in scope) that `presentPostRow` turns into a Post resource. */
+export const postResourceColumns = (): SQL => RESOURCE_COLUMNS;
 
-export function presentPostJson(ctx: WorkspaceContext, json: string): PostResource {
-  const [post, platforms, mediaRows, labelRows] = JSON.parse(json) as RawResource;
+export function presentPostRow(ctx: WorkspaceContext, row: PostResourceRow): PostResource {
   const input: PresentPostInput = {
-    post: postJson.decode(post),
-    platforms: platforms.map(([row, account]) => ({
-      row: platformJson.decode(row),
+    post: postJson.decode(JSON.parse(row.post) as RawRow),
+    platforms: (JSON.parse(row.platforms) as [RawRow, RawRow][]).map(([platform, account]) => ({
+      row: platformJson.decode(platform),
       account: accountJson.decode(account),
     })),
-    media: mediaRows.map(mediaJson.decode),
-    labels: labelRows.map(labelJson.decode),
+    media: (JSON.parse(row.media) as RawRow[]).map(mediaJson.decode),
+    labels: (JSON.parse(row.labels) as RawRow[]).map(labelJson.decode),
   };
   return presentPost(ctx, input);
 }
@@ -70,11 +76,11 @@ export async function loadPostResources(ctx: WorkspaceContext, postIds: string[]
   const found = new Map<string, PostResource>();
   for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
     const ids = unique.slice(i, i + IDS_PER_STATEMENT);
-    const rows = await ctx.db.all<{ resource: string }>(
-      sql`SELECT ${POST_RESOURCE} AS resource FROM posts WHERE ${and(inArray(posts.id, ids), eq(posts.workspaceId, ctx.workspaceId))}`,
+    const rows = await ctx.db.all<PostResourceRow>(
+      sql`SELECT ${RESOURCE_COLUMNS} FROM posts WHERE ${and(inArray(posts.id, ids), eq(posts.workspaceId, ctx.workspaceId))}`,
     );
-    for (const { resource } of rows) {
-      const post = presentPostJson(ctx, resource);
+    for (const row of rows) {
+      const post = presentPostRow(ctx, row);
       found.set(post.id, post);
     }
   }
