@@ -16,6 +16,7 @@ const app = await startWorker({
   persistTo: freshState(),
   vars: VARS,
   extraArgs: ["--inspector-port", String(INSPECTOR_PORT)],
+  env: { X_LOCAL_OBSERVABILITY: "false" }, // as in run.mjs: no local trace store
 });
 try {
   const { key } = await seed(app.base);

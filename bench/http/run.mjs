@@ -202,7 +202,7 @@ media, labels) built as JSON by SQLite (src/services/posts/load-posts.ts). The s
 route can go below: the same bare Worker plus one \`SELECT 1\` (any route that reads D1), and the same bare Worker
 answering a constant body as large as the list page (any route that sends that much through wrangler's proxy) —
 ${floorLine}. A CPU profile of the API isolate
-under \`GET /api/posts\` at one connection (\`node bench/http/profile.mjs\`: inspector, 5 s) shows it busy ≈ 0.6 ms
+under \`GET /api/posts\` at one connection (\`node bench/http/profile.mjs\`: inspector, 5 s) shows it busy ≈ 0.5 ms
 per request — JSON parse/stringify of the 15 posts, D1's own result conversion, Hono, SHA-256 of the key. The rest is
 the local D1 simulator and wrangler's proxy. A scratch Worker running the list statement alone (no app code, trace
 store off) measured 2.6 ms mean against 1.1 ms for a constant response and 1.8 ms for the same statement returning
