@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
-import type { AdapterMedia, PlatformError, PublishRequest } from "../../../src/platforms/types";
+import type { AdapterMedia, PublishRequest } from "../../../src/platforms/types";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { platformFailure } from "../../support/fakes/fake-kit";
 import {
   fakeFacebookGraph,
   type MetaGraphFake,
@@ -36,17 +37,6 @@ const request = (contentType: string, media: AdapterMedia[], content = "Opening 
   meta: {},
   account: testAccount("facebook", { platformUserId: PAGE }),
 });
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  const err = await p.then(
-    () => {
-      throw new Error("expected a PlatformError");
-    },
-    (e) => e,
-  );
-  expect(err.name).toBe("PlatformError");
-  return err as PlatformError;
-}
 
 describe("Facebook Page publish", () => {
   it("publishes text to /feed and keeps the permalink_url", async () => {
@@ -191,7 +181,7 @@ describe("Facebook Page publish", () => {
 
   it("fails a reel permanently with Facebook's processing error", async () => {
     fake.reelError = "The video file you tried to upload is too short. Reels must be at least 3 seconds.";
-    const err = await failure(
+    const err = await platformFailure(
       adapter.publish(testAdapterContext(), request("facebook_reel", [await storeTestMedia("video")])),
     );
     expect([err.kind, err.message]).toEqual([
@@ -255,7 +245,7 @@ describe("Facebook Page publish", () => {
     fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () =>
       metaThrottle({ code: 80001, regainMinutes: 5, businessId: PAGE }),
     );
-    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
     expect({ kind: err.kind, status: err.status, retryAfterSeconds: err.retryAfterSeconds }).toEqual({
       kind: "transient",
       status: 400,
@@ -266,25 +256,25 @@ describe("Facebook Page publish", () => {
 
   it("maps a page-level throttle (code 32) to transient", async () => {
     fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () => metaThrottle({ code: 32, status: 403 }));
-    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
     expect([err.kind, err.status, err.message]).toEqual(["transient", 403, "Page request limit reached"]);
   });
 
   it("maps a 5xx to transient", async () => {
     fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () => metaServerError(500));
-    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
     expect([err.kind, err.status]).toEqual(["transient", 500]);
   });
 
   it("maps an expired Page token to kind auth", async () => {
     fake.expiredTokens.add("access-token");
-    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
     expect(err.kind).toBe("auth");
   });
 
   it("fails permanently with Facebook's words for a duplicate status (code 506)", async () => {
     await adapter.publish(testAdapterContext(), request("facebook_post", [], "Same text"));
-    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", [], "Same text")));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [], "Same text")));
     expect([err.kind, err.status, err.message]).toEqual([
       "permanent",
       400,
@@ -295,7 +285,7 @@ describe("Facebook Page publish", () => {
 
   it("refuses several media with a video before calling Facebook", async () => {
     const media = [await storeTestMedia("image"), await storeTestMedia("video")];
-    const err = await failure(adapter.publish(testAdapterContext(), request("facebook_post", media)));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", media)));
     expect([err.kind, err.message]).toEqual([
       "permanent",
       "Facebook posts with several media items accept images only.",
@@ -304,7 +294,7 @@ describe("Facebook Page publish", () => {
   });
 
   it("has no refresh grant", async () => {
-    const err = await failure(adapter.refresh!(testAdapterContext(), testAccount("facebook")));
+    const err = await platformFailure(adapter.refresh!(testAdapterContext(), testAccount("facebook")));
     expect([err.kind, err.message]).toEqual([
       "auth",
       "Facebook Page tokens cannot be refreshed; reconnect the account.",
@@ -345,7 +335,7 @@ describe("Facebook metrics", () => {
   });
 
   it("maps an unknown post to a permanent error with Meta's message", async () => {
-    const err = await failure(
+    const err = await platformFailure(
       adapter.metrics!(testAdapterContext(), {
         platformPostId: "nope",
         platformUrl: null,

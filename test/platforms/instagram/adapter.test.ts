@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
-import type { AdapterMedia, PlatformError, PublishRequest } from "../../../src/platforms/types";
+import type { AdapterMedia, PublishRequest } from "../../../src/platforms/types";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { platformFailure } from "../../support/fakes/fake-kit";
 import { MetaGraphFake, metaServerError, metaThrottle, type RecordedCall } from "../../support/fakes/meta";
 
 const FORM = "application/x-www-form-urlencoded";
@@ -13,17 +14,6 @@ const view = (c: RecordedCall) => ({
   body: c.body,
   headers: c.headers,
 });
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  const err = await p.then(
-    () => {
-      throw new Error("expected a PlatformError");
-    },
-    (e) => e,
-  );
-  expect(err.name).toBe("PlatformError");
-  return err as PlatformError;
-}
 
 describe.each([
   { platform: "instagram" as const, origin: "https://instagram.fake" },
@@ -166,7 +156,7 @@ describe.each([
 
   it("maps a business-use-case throttle (400, code 80002) to transient with the wait from the usage header", async () => {
     fake.failNext({ method: "POST", path: /\/media$/ }, () => metaThrottle({ code: 80002, regainMinutes: 15 }));
-    const err = await failure(
+    const err = await platformFailure(
       adapter.publish(testAdapterContext(), request("instagram_feed", [await storeTestMedia("image")])),
     );
     expect({
@@ -186,7 +176,7 @@ describe.each([
 
   it("maps an app-level throttle (403, code 4) to transient without a time hint", async () => {
     fake.failNext({ method: "POST", path: /\/media_publish$/ }, () => metaThrottle({ code: 4 }));
-    const err = await failure(
+    const err = await platformFailure(
       adapter.publish(testAdapterContext(), request("instagram_feed", [await storeTestMedia("image")])),
     );
     expect({
@@ -204,7 +194,7 @@ describe.each([
 
   it("maps a 5xx to transient", async () => {
     fake.failNext({ method: "POST", path: /\/media$/ }, () => metaServerError(503));
-    const err = await failure(
+    const err = await platformFailure(
       adapter.publish(testAdapterContext(), request("instagram_feed", [await storeTestMedia("image")])),
     );
     expect([err.kind, err.status, err.message]).toEqual([
@@ -216,7 +206,7 @@ describe.each([
 
   it("maps an expired token (400, code 190) to kind auth", async () => {
     fake.expiredTokens.add("access-token");
-    const err = await failure(
+    const err = await platformFailure(
       adapter.publish(testAdapterContext(), request("instagram_feed", [await storeTestMedia("image")])),
     );
     expect([err.kind, err.status]).toEqual(["auth", 400]);
@@ -224,7 +214,7 @@ describe.each([
   });
 
   it("fails permanently with the platform's reason when the content is rejected", async () => {
-    const err = await failure(
+    const err = await platformFailure(
       adapter.publish(
         testAdapterContext(),
         request("instagram_feed", [await storeTestMedia("image")], "a".repeat(2201)),
@@ -232,7 +222,7 @@ describe.each([
     );
     expect([err.kind, err.status, err.message]).toEqual(["permanent", 400, "The caption is too long for Instagram."]);
     const gif = await storeTestMedia("image", new Uint8Array([0x47, 0x49, 0x46]), "image/gif");
-    const err2 = await failure(
+    const err2 = await platformFailure(
       adapter.publish(
         testAdapterContext(),
         request("instagram_feed", [{ ...gif, url: gif.url.replace(".jpg", ".gif") }]),
@@ -243,7 +233,7 @@ describe.each([
 
   it("fails permanently when the container ends in ERROR, without publishing", async () => {
     fake.processingError = "Error: Media upload has failed with error code 2207026";
-    const err = await failure(
+    const err = await platformFailure(
       adapter.publish(testAdapterContext(), request("instagram_reel", [await storeTestMedia("video")])),
     );
     expect([err.kind, err.message]).toEqual(["permanent", "Instagram does not support this video format."]);
@@ -252,7 +242,7 @@ describe.each([
   });
 
   it("refuses a text-only post before calling Instagram", async () => {
-    const err = await failure(adapter.publish(testAdapterContext(), request("instagram_feed", [])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request("instagram_feed", [])));
     expect([err.kind, err.message]).toEqual(["permanent", "Instagram posts need an image or a video."]);
     expect(fake.calls).toEqual([]);
   });
@@ -345,13 +335,15 @@ describe("Instagram refresh", () => {
 
   it("maps a refused refresh to kind auth", async () => {
     fake.expiredTokens.add("access-token");
-    const err = await failure(adapterFor("instagram")!.refresh!(testAdapterContext(), testAccount("instagram")));
+    const err = await platformFailure(
+      adapterFor("instagram")!.refresh!(testAdapterContext(), testAccount("instagram")),
+    );
     expect(err.kind).toBe("auth");
     expect(err.message).toMatch(/^Error validating access token/);
   });
 
   it("has no refresh grant for Instagram via Facebook Login", async () => {
-    const err = await failure(
+    const err = await platformFailure(
       adapterFor("instagram-facebook")!.refresh!(testAdapterContext(), testAccount("instagram-facebook")),
     );
     expect([err.kind, err.message]).toEqual([

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
-import type { PlatformError } from "../../../src/platforms/types";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { platformFailure } from "../../support/fakes/fake-kit";
 import { fakeLinkedIn, type LinkedInFake, linkedInError, linkedInThrottle } from "../../support/fakes/linkedin";
 import type { RecordedCall } from "../../support/fakes/meta";
 
@@ -39,17 +39,6 @@ function request(overrides: Partial<Parameters<typeof member.publish>[1]> = {}) 
     account: testAccount("linkedin", { platformUserId: "abc123" }),
     ...overrides,
   };
-}
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  const err = await p.then(
-    () => {
-      throw new Error("expected a PlatformError");
-    },
-    (e) => e,
-  );
-  expect(err.name).toBe("PlatformError");
-  return err as PlatformError;
 }
 
 describe("LinkedIn publish", () => {
@@ -258,7 +247,7 @@ describe("LinkedIn publish", () => {
   it("fails permanently with LinkedIn's reason when video processing fails, without posting", async () => {
     fake.videoFailure = "VIDEO_CODEC_NOT_SUPPORTED";
     const video = await storeTestMedia("video", new Uint8Array([1, 2, 3]));
-    const err = await failure(member.publish(testAdapterContext(), request({ media: [video] })));
+    const err = await platformFailure(member.publish(testAdapterContext(), request({ media: [video] })));
     expect({ kind: err.kind, message: err.message }).toEqual({
       kind: "permanent",
       message: "LinkedIn could not process the video: VIDEO_CODEC_NOT_SUPPORTED",
@@ -269,7 +258,7 @@ describe("LinkedIn publish", () => {
   it("maps a bare 429 to transient, waiting until LinkedIn's daily reset at 00:00 UTC", async () => {
     fake.failNext({ method: "POST", path: "/rest/posts" }, linkedInThrottle);
     const now = Date.UTC(2026, 0, 15, 22, 30, 0);
-    const err = await failure(member.publish(testAdapterContext({ now: () => now }), request()));
+    const err = await platformFailure(member.publish(testAdapterContext({ now: () => now }), request()));
     expect({
       kind: err.kind,
       retryAfterSeconds: err.retryAfterSeconds,
@@ -293,7 +282,7 @@ describe("LinkedIn publish", () => {
       r.headers.set("retry-after", "120");
       return r;
     });
-    const err = await failure(member.publish(testAdapterContext(), request()));
+    const err = await platformFailure(member.publish(testAdapterContext(), request()));
     expect([err.kind, err.retryAfterSeconds]).toEqual(["transient", 120]);
   });
 
@@ -301,7 +290,7 @@ describe("LinkedIn publish", () => {
     fake.failNext({ path: "/rest/posts" }, () =>
       linkedInError(503, "SERVICE_UNAVAILABLE", "Unable to obtain activity"),
     );
-    const err = await failure(member.publish(testAdapterContext(), request()));
+    const err = await platformFailure(member.publish(testAdapterContext(), request()));
     expect({ kind: err.kind, status: err.status, message: err.message, retry: err.retryAfterSeconds }).toEqual({
       kind: "transient",
       status: 503,
@@ -312,7 +301,7 @@ describe("LinkedIn publish", () => {
 
   it("maps an expired token to kind auth", async () => {
     fake.expiredTokens.add("access-token");
-    const err = await failure(member.publish(testAdapterContext(), request()));
+    const err = await platformFailure(member.publish(testAdapterContext(), request()));
     expect({ kind: err.kind, status: err.status, message: err.message }).toEqual({
       kind: "auth",
       status: 401,
@@ -321,7 +310,7 @@ describe("LinkedIn publish", () => {
   });
 
   it("fails permanently with LinkedIn's message when the content is rejected", async () => {
-    const err = await failure(member.publish(testAdapterContext(), request({ content: "x".repeat(3001) })));
+    const err = await platformFailure(member.publish(testAdapterContext(), request({ content: "x".repeat(3001) })));
     expect({ kind: err.kind, status: err.status, message: err.message }).toEqual({
       kind: "permanent",
       status: 422,
@@ -331,7 +320,7 @@ describe("LinkedIn publish", () => {
 
   it("refuses a video inside a carousel before calling LinkedIn", async () => {
     const media = [await storeTestMedia("image"), await storeTestMedia("video")];
-    const err = await failure(
+    const err = await platformFailure(
       member.publish(testAdapterContext(), request({ contentType: "linkedin_carousel", media })),
     );
     expect([err.kind, err.message]).toEqual(["permanent", "LinkedIn carousels accept images only."]);
@@ -369,7 +358,7 @@ describe("LinkedIn refresh", () => {
 
   it("maps a refused refresh (invalid_grant) to kind auth with LinkedIn's description", async () => {
     const account = testAccount("linkedin-page", { credentials: { access_token: "old", refresh_token: "revoked" } });
-    const err = await failure(page.refresh!(testAdapterContext(), account));
+    const err = await platformFailure(page.refresh!(testAdapterContext(), account));
     expect({ kind: err.kind, status: err.status, message: err.message }).toEqual({
       kind: "auth",
       status: 400,
@@ -379,7 +368,7 @@ describe("LinkedIn refresh", () => {
 
   it("fails auth without a call when the account has no refresh token", async () => {
     const account = testAccount("linkedin", { credentials: { access_token: "old" } });
-    const err = await failure(member.refresh!(testAdapterContext(), account));
+    const err = await platformFailure(member.refresh!(testAdapterContext(), account));
     expect([err.kind, err.message]).toEqual(["auth", "The LinkedIn account has no refresh token; reconnect it."]);
     expect(fake.calls).toEqual([]);
   });
@@ -431,7 +420,7 @@ describe("LinkedIn metrics", () => {
 
   it("maps an auth failure on metrics to kind auth", async () => {
     fake.expiredTokens.add("access-token");
-    const err = await failure(
+    const err = await platformFailure(
       page.metrics!(testAdapterContext(), {
         platformPostId: "urn:li:ugcPost:1",
         platformUrl: null,

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
-import type { AdapterMedia, PlatformError, PublishRequest } from "../../../src/platforms/types";
+import type { AdapterMedia, PublishRequest } from "../../../src/platforms/types";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { platformFailure } from "../../support/fakes/fake-kit";
 import { metaServerError, metaThrottle, type RecordedCall } from "../../support/fakes/meta";
 import { fakeThreads, type ThreadsFake } from "../../support/fakes/threads";
 
@@ -60,17 +61,6 @@ const permalink = (n: number) => ({
   body: null,
   headers: AUTH,
 });
-
-async function failure(p: Promise<unknown>): Promise<PlatformError> {
-  const err = await p.then(
-    () => {
-      throw new Error("expected a PlatformError");
-    },
-    (e) => e,
-  );
-  expect(err.name).toBe("PlatformError");
-  return err as PlatformError;
-}
 
 describe("Threads publish", () => {
   it("publishes text: TEXT container → threads_publish → permalink", async () => {
@@ -135,31 +125,31 @@ describe("Threads publish", () => {
     fake.failNext({ path: `/v1.0/${USER}/threads` }, () =>
       metaThrottle({ code: 80002, regainMinutes: 10, businessId: USER }),
     );
-    const err = await failure(adapter.publish(testAdapterContext(), request([])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request([])));
     expect([err.kind, err.status, err.retryAfterSeconds]).toEqual(["transient", 400, 600]);
   });
 
   it("maps a 5xx to transient", async () => {
     fake.failNext({ path: `/v1.0/${USER}/threads_publish` }, () => metaServerError(502));
-    const err = await failure(adapter.publish(testAdapterContext(), request([])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request([])));
     expect([err.kind, err.status]).toEqual(["transient", 502]);
     expect(fake.published).toEqual([]);
   });
 
   it("maps an expired token to kind auth", async () => {
     fake.expiredTokens.add("access-token");
-    const err = await failure(adapter.publish(testAdapterContext(), request([])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request([])));
     expect([err.kind, err.status]).toEqual(["auth", 400]);
   });
 
   it("fails permanently with Threads' words when text is over 500 UTF-8 bytes", async () => {
-    const err = await failure(adapter.publish(testAdapterContext(), request([], "🚀".repeat(126))));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request([], "🚀".repeat(126))));
     expect([err.kind, err.status, err.message]).toEqual(["permanent", 400, "The text must be at most 500 characters."]);
   });
 
   it("fails permanently when the container ends in ERROR, without publishing", async () => {
     fake.processingError = "FAILED_DOWNLOADING_VIDEO";
-    const err = await failure(adapter.publish(testAdapterContext(), request([await storeTestMedia("video")])));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request([await storeTestMedia("video")])));
     expect([err.kind, err.message]).toEqual([
       "permanent",
       "Threads could not process the media: Failed downloading video.",
@@ -190,13 +180,13 @@ describe("Threads refresh", () => {
 
   it("maps a refused refresh to kind auth", async () => {
     fake.expiredTokens.add("access-token");
-    const err = await failure(adapter.refresh!(testAdapterContext(), testAccount("threads")));
+    const err = await platformFailure(adapter.refresh!(testAdapterContext(), testAccount("threads")));
     expect(err.kind).toBe("auth");
   });
 
   it("keeps a 5xx during refresh transient", async () => {
     fake.failNext({ path: "/refresh_access_token" }, () => metaServerError(500));
-    const err = await failure(adapter.refresh!(testAdapterContext(), testAccount("threads")));
+    const err = await platformFailure(adapter.refresh!(testAdapterContext(), testAccount("threads")));
     expect(err.kind).toBe("transient");
   });
 });

@@ -3,6 +3,7 @@
  * answers ("the next POST /v5/pins answers 429"), so tests can inject failures into an otherwise realistic fake.
  */
 
+import { expect } from "vitest";
 import type { PlatformError } from "../../../src/platforms/types";
 
 export interface RecordedCall {
@@ -122,16 +123,28 @@ export function formFields(form: FormData): Record<string, string> {
   return out;
 }
 
-/** What a rejected adapter call threw, as a plain object tests can compare whole. */
-export async function platformRejection(
-  promise: Promise<unknown>,
-): Promise<Pick<PlatformError, "name" | "kind" | "message" | "retryAfterSeconds" | "status">> {
-  const err = (await promise.then(
+/** What a promise rejected with; fails the test if it resolved. */
+function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
     () => {
       throw new Error("expected a rejection");
     },
     (e) => e,
-  )) as PlatformError;
+  );
+}
+
+/** The PlatformError a rejected adapter call threw (anything else fails the test). */
+export async function platformFailure(promise: Promise<unknown>): Promise<PlatformError> {
+  const err = (await rejectionOf(promise)) as Error;
+  expect(err.name).toBe("PlatformError");
+  return err as PlatformError;
+}
+
+/** What a rejected adapter call threw, as a plain object tests can compare whole. */
+export async function platformRejection(
+  promise: Promise<unknown>,
+): Promise<Pick<PlatformError, "name" | "kind" | "message" | "retryAfterSeconds" | "status">> {
+  const err = (await rejectionOf(promise)) as PlatformError;
   return {
     name: err.name,
     kind: err.kind,
