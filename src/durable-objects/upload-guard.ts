@@ -25,6 +25,13 @@ export interface KeyHits extends WindowResult {
   windowStart: number;
 }
 
+const windowStartOf = (nowMs: number, windowSeconds: number) =>
+  Math.floor(nowMs / (windowSeconds * 1000)) * windowSeconds * 1000;
+
+/** Whole seconds (at least 1) until the window that started at `windowStart` ends. */
+const secondsLeft = (windowStart: number, windowSeconds: number, nowMs: number) =>
+  Math.max(1, Math.ceil((windowStart + windowSeconds * 1000 - nowMs) / 1000));
+
 export class UploadGuard extends DurableObject<Cloudflare.Env> {
   #sql: SqlStorage;
 
@@ -42,33 +49,14 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
 
   /** Counts one request in a fixed window and says whether it is within `limit`. Every call counts. */
   async hit(key: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<WindowResult> {
-    const windowMs = windowSeconds * 1000;
-    const windowStart = Math.floor(nowMs / windowMs) * windowMs;
-    const row = this.#sql
-      .exec<{ count: number }>(
-        `INSERT INTO windows (key, window_start, count) VALUES (?, ?, 1)
-         ON CONFLICT(key) DO UPDATE SET
-           count = CASE WHEN window_start = excluded.window_start THEN count + 1 ELSE 1 END,
-           window_start = excluded.window_start
-         RETURNING count`,
-        key,
-        windowStart,
-      )
-      .one();
-    await this.#ensureAlarm(windowStart + windowMs * 2);
-    const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
-    return {
-      allowed: row.count <= limit,
-      limit,
-      remaining: Math.max(0, limit - row.count),
-      retryAfterSeconds,
-    };
+    const { allowed, remaining, retryAfterSeconds } = await this.#take(key, limit, windowSeconds, nowMs, 1);
+    return { allowed, limit, remaining, retryAfterSeconds };
   }
 
   /**
    * Takes up to `want` hits (at least one) from an API key's window for the caller to spend, refusing a revoked key
    * first. `giveBack` returns hits an earlier grant left unused, if they belong to the current window, so hits an
-   * isolate took but never spent do not count against the key. A refused request still counts one hit.
+   * isolate took but never spent do not count against the key.
    */
   async takeApiKeyHits(
     subject: string,
@@ -78,13 +66,30 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
     want: number,
     giveBack?: { windowStart: number; hits: number },
   ): Promise<KeyHits> {
-    const windowMs = windowSeconds * 1000;
-    const windowStart = Math.floor(nowMs / windowMs) * windowMs;
-    const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - nowMs) / 1000));
     const revoked = this.#sql.exec("SELECT 1 FROM revoked WHERE subject = ?", subject).toArray().length > 0;
-    if (revoked) return { revoked, allowed: false, granted: 0, limit, remaining: 0, retryAfterSeconds, windowStart };
+    if (revoked) {
+      const windowStart = windowStartOf(nowMs, windowSeconds);
+      const retryAfterSeconds = secondsLeft(windowStart, windowSeconds, nowMs);
+      return { revoked, allowed: false, granted: 0, limit, remaining: 0, retryAfterSeconds, windowStart };
+    }
+    return { revoked, ...(await this.#take(subject, limit, windowSeconds, nowMs, want, giveBack)) };
+  }
+
+  /**
+   * The one fixed-window counter: grants up to `want` hits (at least one asked) of what is left in the current window,
+   * after taking back `giveBack` hits granted earlier in the same window. A request that gets none still counts one.
+   */
+  async #take(
+    key: string,
+    limit: number,
+    windowSeconds: number,
+    nowMs: number,
+    want: number,
+    giveBack?: { windowStart: number; hits: number },
+  ): Promise<Omit<KeyHits, "revoked">> {
+    const windowStart = windowStartOf(nowMs, windowSeconds);
     const row = this.#sql
-      .exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE key = ?", subject)
+      .exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE key = ?", key)
       .toArray()[0];
     let used = row?.window_start === windowStart ? row.count : 0;
     if (giveBack && giveBack.windowStart === windowStart) used = Math.max(0, used - Math.max(0, giveBack.hits));
@@ -93,23 +98,22 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
     this.#sql.exec(
       `INSERT INTO windows (key, window_start, count) VALUES (?, ?, ?)
        ON CONFLICT(key) DO UPDATE SET window_start = excluded.window_start, count = excluded.count`,
-      subject,
+      key,
       windowStart,
       used,
     );
-    await this.#ensureAlarm(windowStart + windowMs * 2);
+    await this.#ensureAlarm(windowStart + windowSeconds * 2000);
     return {
-      revoked,
       allowed: granted > 0,
       granted,
       limit,
       remaining: Math.max(0, limit - used),
-      retryAfterSeconds,
+      retryAfterSeconds: secondsLeft(windowStart, windowSeconds, nowMs),
       windowStart,
     };
   }
 
-  /** Records that an API key is revoked; every later `hitApiKey` for it answers revoked. Kept for good. */
+  /** Records that an API key is revoked; every later `takeApiKeyHits` for it answers revoked. Kept for good. */
   async revokeApiKey(subject: string, nowMs = Date.now()): Promise<void> {
     this.#sql.exec("INSERT OR IGNORE INTO revoked (subject, revoked_at) VALUES (?, ?)", subject, nowMs);
   }

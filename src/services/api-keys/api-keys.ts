@@ -44,7 +44,7 @@ export async function listApiKeys(ctx: WorkspaceContext) {
 /**
  * Revokes a key. The key's Durable Object learns first (every throttle lease renewal asks it), this isolate drops
  * its cached lookup and lease, then the row is marked for cold lookups and listings. The key stops working at once
- * here and within `REVOCATION_BOUND_MS` (1 s) in every other isolate.
+ * here and within `LEASE_MS` (1 s, throttle-leases.ts) in every other isolate.
  */
 export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
   const live = await ctx.db

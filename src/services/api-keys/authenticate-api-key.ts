@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { countKeyRequest, dropKeyLease, LEASE_MS, type ThrottleResult } from "./throttle-leases";
+import { countKeyRequest, dropKeyLease, type ThrottleResult } from "./throttle-leases";
 
 /** `last_used_at` is written at most once a minute per key, after the response. */
 export const LAST_USED_WRITE_INTERVAL_MS = 60_000;
@@ -63,9 +63,6 @@ function touchLastUsed(ctx: ServiceContext, key: KnownKey, now: number): void {
 }
 
 export type AuthResult = { key: { id: string; workspaceId: string }; window: ThrottleResult } | null;
-
-/** The longest a revoked key keeps working in an isolate other than the one that revoked it. */
-export const REVOCATION_BOUND_MS = LEASE_MS;
 
 /** Forgets everything this isolate holds about a key (called when it is revoked here). */
 export function forgetApiKey(keyId: string): void {
