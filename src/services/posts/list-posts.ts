@@ -2,7 +2,7 @@ import { and, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { type PostStatus, postLabels, posts } from "../../db/schema";
 import type { PostResource } from "../../presenters/post";
-import { type PostResourceRow, postResourceColumns, presentPostRow } from "./load-posts";
+import { POST_RESOURCE_COLUMNS, type PostResourceRow, presentPostRow } from "./load-posts";
 
 export const POSTS_PER_PAGE = 15;
 
@@ -58,7 +58,7 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
   // One statement: the count, joined with the page's ids (sorted and limited before any JSON is built), each
   // expanded to its whole resource. An empty page still returns the count row (id null).
   const rows = await ctx.db.all<PostResourceRow & { total: number }>(sql`
-    SELECT c.total AS total, ${postResourceColumns()}
+    SELECT c.total AS total, ${POST_RESOURCE_COLUMNS}
     FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
     LEFT JOIN (
       SELECT posts.id AS id, posts.scheduled_at AS scheduled_at, posts.created_at AS created_at, posts.rowid AS rid

@@ -1,4 +1,4 @@
-import { and, eq, inArray, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { jsonRow } from "../../db/json-rows";
 import { labels, media, postPlatforms, posts, socialAccounts } from "../../db/schema";
@@ -24,14 +24,14 @@ const mediaJson = jsonRow(media, "m", MEDIA_FIELDS);
 const labelJson = jsonRow(labels, "l", LABEL_FIELDS);
 
 /**
- * The columns of one whole Post resource for the `posts` row in scope: its `id`, the post itself, its platforms
- * (each `[row, account]`) in position order, its media in position order and its labels by name — each a JSON text
- * of positional rows (src/db/json-rows.ts). Children come from correlated subqueries, so a statement returning N
+ * The SELECT list of one whole Post resource for the `posts` row in scope (`presentPostRow` turns a row into the
+ * resource): its `id`, the post itself, its platforms (each `[row, account]`) in position order, its media in
+ * position order and its labels by name — each a JSON text of positional rows (src/db/json-rows.ts). Children come from correlated subqueries, so a statement returning N
  * posts is one statement whatever they hold. The four parts stay separate columns: nesting them into one JSON value
  * would make SQLite re-parse every child array (`json(...)` across the subquery boundary), which measured ≈ 20 %
  * slower in the local D1 simulator (bench/RESULTS.md). Every value stays one post long, far below D1's 2 MB limit.
  */
-const RESOURCE_COLUMNS = sql.raw(`posts.id AS id,
+export const POST_RESOURCE_COLUMNS = sql.raw(`posts.id AS id,
   ${postJson.sql} AS post,
   (SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}) ORDER BY pp.position, pp.created_at)
     FROM post_platforms pp JOIN social_accounts sa ON sa.id = pp.social_account_id WHERE pp.post_id = posts.id) AS platforms,
@@ -40,7 +40,7 @@ const RESOURCE_COLUMNS = sql.raw(`posts.id AS id,
   (SELECT json_group_array(${labelJson.sql} ORDER BY l.name, l.created_at)
     FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id) AS labels`);
 
-/** A row selected with `postResourceColumns()`; `id` is null where a LEFT JOIN found no post. */
+/** A row selected with `POST_RESOURCE_COLUMNS`; `id` is null where a LEFT JOIN found no post. */
 export interface PostResourceRow {
   id: string | null;
   post: string;
@@ -50,9 +50,6 @@ export interface PostResourceRow {
 }
 
 type RawRow = unknown[];
-
-/** The SELECT list (over a `posts` row in scope) that `presentPostRow` turns into a Post resource. */
-export const postResourceColumns = (): SQL => RESOURCE_COLUMNS;
 
 export function presentPostRow(ctx: WorkspaceContext, row: PostResourceRow): PostResource {
   const input: PresentPostInput = {
@@ -77,7 +74,7 @@ export async function loadPostResources(ctx: WorkspaceContext, postIds: string[]
   for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
     const ids = unique.slice(i, i + IDS_PER_STATEMENT);
     const rows = await ctx.db.all<PostResourceRow>(
-      sql`SELECT ${RESOURCE_COLUMNS} FROM posts WHERE ${and(inArray(posts.id, ids), eq(posts.workspaceId, ctx.workspaceId))}`,
+      sql`SELECT ${POST_RESOURCE_COLUMNS} FROM posts WHERE ${and(inArray(posts.id, ids), eq(posts.workspaceId, ctx.workspaceId))}`,
     );
     for (const row of rows) {
       const post = presentPostRow(ctx, row);
