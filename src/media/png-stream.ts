@@ -138,23 +138,26 @@ type RowConverter = (line: Uint8Array, out: Uint8Array) => void;
 
 /**
  * Picks, once per image, the function that turns one unfiltered scanline into packed RGB on white. The two layouts
- * nearly every PNG uses (8-bit RGB and RGBA) get their own tight loops; the rest share a general one.
+ * nearly every PNG uses get tight loops of their own — 8-bit RGB is copied as it is, RGBA (8 or 16 bits) is
+ * flattened in one pass; the rest share `toRgb`.
  */
 function rowConverter(p: Parsed): RowConverter {
   const { width, bitDepth, colorType } = p;
   if (bitDepth === 8 && colorType === 2) return (line, out) => out.set(line);
-  if (bitDepth === 8 && colorType === 6) {
+  if (colorType === 6) {
+    const step = bitDepth === 16 ? 2 : 1; // 16-bit samples: keep the high byte
+    const px = 4 * step;
     return (line, out) => {
-      for (let s = 0, o = 0, end = width * 4; s < end; s += 4, o += 3) {
-        const a = line[s + 3] as number;
+      for (let s = 0, o = 0, end = width * px; s < end; s += px, o += 3) {
+        const a = line[s + 3 * step] as number;
         if (a === 255) {
           out[o] = line[s] as number;
-          out[o + 1] = line[s + 1] as number;
-          out[o + 2] = line[s + 2] as number;
+          out[o + 1] = line[s + step] as number;
+          out[o + 2] = line[s + 2 * step] as number;
         } else {
           out[o] = blend(line[s] as number, a);
-          out[o + 1] = blend(line[s + 1] as number, a);
-          out[o + 2] = blend(line[s + 2] as number, a);
+          out[o + 1] = blend(line[s + step] as number, a);
+          out[o + 2] = blend(line[s + 2 * step] as number, a);
         }
       }
     };
@@ -162,7 +165,7 @@ function rowConverter(p: Parsed): RowConverter {
   return (line, out) => toRgb(p, line, out);
 }
 
-/** Converts one unfiltered scanline of any layout to packed RGB on white. */
+/** Converts one unfiltered scanline of the other layouts (grey, grey + alpha, palette, 16-bit RGB) to packed RGB. */
 function toRgb(p: Parsed, line: Uint8Array, out: Uint8Array): void {
   const { width, bitDepth, colorType } = p;
   const step = bitDepth === 16 ? 2 : 1; // 16-bit samples: keep the high byte
@@ -207,25 +210,13 @@ function toRgb(p: Parsed, line: Uint8Array, out: Uint8Array): void {
         out[o + 1] = line[s + step] as number;
         out[o + 2] = line[s + 2 * step] as number;
         break;
-      case 4: {
+      default: {
+        // 4: grey + alpha
         const a = line[s + step] as number;
         const g = a === 255 ? (line[s] as number) : blend(line[s] as number, a);
         out[o] = g;
         out[o + 1] = g;
         out[o + 2] = g;
-        break;
-      }
-      default: {
-        const a = line[s + 3 * step] as number;
-        if (a === 255) {
-          out[o] = line[s] as number;
-          out[o + 1] = line[s + step] as number;
-          out[o + 2] = line[s + 2 * step] as number;
-        } else {
-          out[o] = blend(line[s] as number, a);
-          out[o + 1] = blend(line[s + step] as number, a);
-          out[o + 2] = blend(line[s + 2 * step] as number, a);
-        }
       }
     }
   }
