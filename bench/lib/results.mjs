@@ -31,3 +31,7 @@ export function writeSection(name, markdown) {
 }
 
 export const today = () => new Date().toISOString().slice(0, 10);
+
+/** The `q` quantile (0–1) of a list of numbers, nearest-rank from below. */
+export const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * q)];
+export const median = (xs) => quantile(xs, 0.5);

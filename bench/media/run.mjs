@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import sharp from "sharp";
-import { machine, today, writeSection } from "../lib/results.mjs";
+import { machine, median, today, writeSection } from "../lib/results.mjs";
 import { startWorker } from "../lib/worker.mjs";
 import { noisy, photoLike, png } from "./images.mjs";
 import { findWorkerds, hostLine, watchMemory } from "./proc.mjs";
@@ -52,11 +52,6 @@ async function imageFiles() {
     img.bytes = readFileSync(file);
   }
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-};
 
 async function workerCase(img, variant) {
   const worker = await startWorker({ config: CONFIG, port: PORT, healthPath: "/health" });

@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { finished } from "node:stream/promises";
-import { machine, today, writeSection } from "../lib/results.mjs";
+import { machine, median, quantile, today, writeSection } from "../lib/results.mjs";
 import { freshState, startWorker } from "../lib/worker.mjs";
 import { findWorkerds, hostLine, watchMemory } from "../media/proc.mjs";
 
@@ -86,8 +86,7 @@ async function loopbackCopy(mp) {
   return ms;
 }
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+const p95 = (xs) => quantile(xs, 0.95);
 
 const file = await videoFile();
 const mp = multipart(file);
