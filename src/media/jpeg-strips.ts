@@ -11,6 +11,8 @@
  * shorter, as the standard allows.
  */
 
+import { concatBytes } from "./byte-source";
+
 /** Pixels per strip, roughly: big enough to amortise a codec call, small enough to keep the WASM heap small. */
 export const STRIP_TARGET_BYTES = 2 * 1024 * 1024;
 
@@ -105,13 +107,7 @@ export async function encodeInStrips(
     parts.push(jpeg.slice(p.scanStart, p.scanEnd));
   }
   parts.push(new Uint8Array([0xff, 0xd9]));
-  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
 }
 
 /** Strip 0's headers up to and including SOS, with the whole image's height and a DRI segment before SOS. */

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { loadConfig } from "../../src/config";
 import type { WorkspaceContext } from "../../src/context";
 import { createDb } from "../../src/db/client";
+import { concatBytes } from "../../src/media/byte-source";
 import type { TestWorkspace } from "../support/harness";
 
 /** Tiny media files built in the test (no big transcodes in unit tests), and posts inserted straight into D1. */
@@ -88,18 +89,11 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
 
 /** The PNG signature, the given chunks and IEND, as one file. */
 function pngFile(chunks: Uint8Array[]): Uint8Array {
-  const parts = [
+  return concatBytes([
     new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     ...chunks,
     chunk("IEND", new Uint8Array()),
-  ];
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  ]);
 }
 
 async function deflate(bytes: Uint8Array): Promise<Uint8Array> {

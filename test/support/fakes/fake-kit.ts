@@ -88,17 +88,6 @@ export function json(body: unknown, status = 200, headers: Record<string, string
   });
 }
 
-/** Concatenates byte chunks. */
-export function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
-  let offset = 0;
-  for (const c of chunks) {
-    out.set(c, offset);
-    offset += c.byteLength;
-  }
-  return out;
-}
-
 /** Deterministic pseudo-random bytes for test media (fast, no crypto). */
 export function testBytes(size: number, seed = 7): Uint8Array {
   const out = new Uint8Array(size);

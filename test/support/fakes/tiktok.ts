@@ -1,5 +1,6 @@
+import { concatBytes } from "../../../src/media/byte-source";
 import { fakeOrigin } from "../fake-fetch";
-import { concat, formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
 
 /**
  * A fake of TikTok's Content Posting API v2 (platforms.md §8) on https://tiktok.fake:
@@ -337,7 +338,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
     publishes,
     /** The bytes received for a FILE_UPLOAD publish, concatenated. */
     uploaded(publishId: string): Uint8Array {
-      return concat(publishes.get(publishId)?.received ?? []);
+      return concatBytes(publishes.get(publishId)?.received ?? []);
     },
     stop,
   };

@@ -1,5 +1,6 @@
+import { concatBytes } from "../../../src/media/byte-source";
 import { fakeOrigin } from "../fake-fetch";
-import { concat, formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
 
 /**
  * A fake of the YouTube Data API v3 (https://youtube.fake) and Google OAuth (https://google-oauth.fake), built
@@ -307,7 +308,7 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
       videos.set(id, { session, processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }] });
     },
     uploaded(sessionId: string): Uint8Array {
-      return concat(sessions.get(sessionId)?.received ?? []);
+      return concatBytes(sessions.get(sessionId)?.received ?? []);
     },
     stop() {
       stopApi();
