@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { describe, expect, it, vi } from "vitest";
 import { describeAuth } from "../support/auth-cases";
 import { call, createTestWorkspace, ISO_OFFSET, UUID } from "../support/harness";
 
@@ -40,6 +41,26 @@ describe("API keys", () => {
     expect(b.body.token.expires_at).toBe("2099-05-06T07:08:09+00:00");
     const c = await ws.api("POST", "/api/api-keys", { name: "c", expires_at: "2099-05-06T07:08:09+02:00" });
     expect(c.body.token.expires_at).toBe("2099-05-06T05:08:09+00:00");
+  });
+
+  it("concurrent first requests of a key share one key lookup", async () => {
+    const ws = await createTestWorkspace();
+    const fresh = await ws.api("POST", "/api/api-keys", { name: "burst" });
+    const lookups: string[] = [];
+    const prepare = env.DB.prepare.bind(env.DB);
+    vi.spyOn(env.DB, "prepare").mockImplementation((q) => {
+      if (/^select .* from "api_keys" where .*"token_hash"/i.test(q)) lookups.push(q);
+      return prepare(q);
+    });
+    try {
+      const burst = await Promise.all(
+        Array.from({ length: 20 }, () => call("GET", "/api/workspace", { key: fresh.body.plain_token })),
+      );
+      expect(burst.map((r) => [r.status, r.body.id])).toEqual(Array.from({ length: 20 }, () => [200, ws.workspaceId]));
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(lookups).toHaveLength(1);
   });
 
   it("records last_used_at when a key is used", async () => {

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { revokeApiKeyEverywhere } from "../../src/lib/rate-limit";
+import { SHARED_WAIT_MS } from "../../src/lib/shared-wait";
 import { countKeyRequest, dropKeyLease, LEASE_MS } from "../../src/services/api-keys/throttle-leases";
 
 /**
@@ -22,6 +23,26 @@ async function doCount(id: string, limit: number, now: number): Promise<number> 
     hits: 1,
   });
   return limit - probe.remaining;
+}
+
+/** `env` whose UploadGuard namespace counts the calls made through it (the real Durable Object still answers). */
+function countingEnv(hangFirst = false): { env: Cloudflare.Env; calls: () => number } {
+  let calls = 0;
+  const namespace = env.UPLOAD_GUARD;
+  const counted = {
+    getByName(name: string) {
+      const stub = namespace.getByName(name);
+      return {
+        takeApiKeyHits(...args: Parameters<typeof stub.takeApiKeyHits>) {
+          calls++;
+          // A call whose request was canceled: it never comes back.
+          if (hangFirst && calls === 1) return new Promise<never>(() => {});
+          return stub.takeApiKeyHits(...args);
+        },
+      };
+    },
+  };
+  return { env: { ...env, UPLOAD_GUARD: counted } as unknown as Cloudflare.Env, calls: () => calls };
 }
 
 describe("per-key throttle leases", () => {
@@ -92,5 +113,78 @@ describe("per-key throttle leases", () => {
     await revokeApiKeyEverywhere(env, id);
     dropKeyLease(id); // what deleteApiKey does, through forgetApiKey
     expect(await countKeyRequest(env, id, 10_000, t0 + 10)).toMatchObject({ revoked: true, allowed: false });
+  });
+
+  it("a burst of concurrent requests shares one renewal instead of each asking the Durable Object", async () => {
+    const id = keyId();
+    const limit = 10_000; // lease cap 100
+    const counting = countingEnv();
+    const now = WINDOW_START + 40_000;
+    const burst = await Promise.all(Array.from({ length: 64 }, () => countKeyRequest(counting.env, id, limit, now)));
+    expect(burst.every((r) => r.allowed && !r.revoked)).toBe(true);
+    // Every request got its own hit: Remaining takes each value from limit-1 down once.
+    expect(burst.map((r) => r.remaining).sort((a, b) => b - a)).toEqual(
+      Array.from({ length: 64 }, (_, i) => limit - 1 - i),
+    );
+    // The first request's renewal (1 hit), then one renewal sized for the 63 that queued behind it.
+    expect(counting.calls()).toBe(2);
+    dropKeyLease(id);
+    const counted = await doCount(id, limit, now);
+    expect(counted).toBe(64);
+  });
+
+  it("requests queued behind a refused renewal get the refusal without asking again", async () => {
+    const id = keyId();
+    const limit = 300; // lease cap 3
+    const now = WINDOW_START + 45_000;
+    for (let i = 0; i < limit; i++) expect((await countKeyRequest(env, id, limit, now)).allowed).toBe(true);
+    const counting = countingEnv();
+    const burst = await Promise.all(
+      Array.from({ length: 10 }, () => countKeyRequest(counting.env, id, limit, now + 1)),
+    );
+    expect(burst).toEqual(
+      Array.from({ length: 10 }, () => ({
+        revoked: false,
+        allowed: false,
+        limit,
+        remaining: 0,
+        retryAfterSeconds: 15,
+      })),
+    );
+    expect(counting.calls()).toBe(1);
+  });
+
+  it("with a limit under 200/minute, concurrent requests each ask the Durable Object and none waits for another", async () => {
+    const id = keyId();
+    const counting = countingEnv();
+    const now = WINDOW_START + 50_000;
+    const burst = await Promise.all(Array.from({ length: 70 }, () => countKeyRequest(counting.env, id, 60, now)));
+    expect(counting.calls()).toBe(70);
+    expect(burst.filter((r) => r.allowed)).toHaveLength(60);
+    expect(
+      burst
+        .filter((r) => r.allowed)
+        .map((r) => r.remaining)
+        .sort((a, b) => a - b),
+    ).toEqual(Array.from({ length: 60 }, (_, i) => i));
+  });
+
+  it("a request waits at most SHARED_WAIT_MS for another request's renewal, then asks the Durable Object itself", async () => {
+    const id = keyId();
+    const limit = 10_000;
+    const counting = countingEnv(true);
+    const now = WINDOW_START + 55_000;
+    void countKeyRequest(counting.env, id, limit, now); // its renewal never comes back
+    const started = Date.now();
+    const waiter = await countKeyRequest(counting.env, id, limit, now);
+    const waited = Date.now() - started;
+    expect(waiter).toEqual({ revoked: false, allowed: true, limit, remaining: limit - 1, retryAfterSeconds: 5 });
+    expect(waited).toBeGreaterThanOrEqual(SHARED_WAIT_MS);
+    expect(counting.calls()).toBe(2);
+    // The lost renewal is not offered any more: the next request renews at once instead of waiting again.
+    const next = Date.now();
+    expect((await countKeyRequest(counting.env, id, limit, now + 1)).allowed).toBe(true);
+    expect(Date.now() - next).toBeLessThan(SHARED_WAIT_MS);
+    expect(counting.calls()).toBe(3);
   });
 });

@@ -2,6 +2,7 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
+import { InFlight, waitShared } from "../../lib/shared-wait";
 import { countKeyRequest, dropKeyLease, type ThrottleResult } from "./throttle-leases";
 
 /** `last_used_at` is written at most once a minute per key, after the response. */
@@ -31,7 +32,27 @@ function remember(hash: string, key: KnownKey): void {
   knownKeys.set(hash, key);
 }
 
+/**
+ * Lookups in flight per token hash: concurrent first requests of a key share one D1 read. A request waits for
+ * another's read at most `SHARED_WAIT_MS`, then reads itself (src/lib/shared-wait.ts).
+ */
+const lookups = new InFlight<KnownKey | null>();
+
 async function readKey(ctx: ServiceContext, hash: string): Promise<KnownKey | null> {
+  const inFlight = lookups.get(hash);
+  if (inFlight) {
+    const shared = await waitShared(inFlight);
+    if (shared) return shared.value;
+  }
+  // Cached as soon as it is read, so requests arriving after this lookup settles do not read again.
+  return lookups.start(hash, async () => {
+    const key = await selectKey(ctx, hash);
+    if (key) remember(hash, key);
+    return key;
+  });
+}
+
+async function selectKey(ctx: ServiceContext, hash: string): Promise<KnownKey | null> {
   const row = await ctx.db
     .select({
       id: apiKeys.id,

@@ -1,5 +1,6 @@
-import type { WindowResult } from "../../durable-objects/upload-guard";
+import type { KeyHits, WindowResult } from "../../durable-objects/upload-guard";
 import { takeApiKeyHits } from "../../lib/rate-limit";
+import { InFlight, waitShared } from "../../lib/shared-wait";
 
 /**
  * The per-key throttle, counted by the key's Durable Object and spent locally in small leases.
@@ -37,43 +38,51 @@ const leases = new Map<string, Lease>();
 
 export type ThrottleResult = WindowResult & { revoked: boolean };
 
+/** The most hits one lease may hold: 1% of the limit, at most `MAX_LEASE`. At 1 the key is not leased at all. */
+const leaseCap = (limit: number) => Math.min(MAX_LEASE, Math.floor(limit * MAX_LEASE_SHARE));
+
 /**
  * How many hits to ask for: twice the last lease when it was used up while still live; what the last lease spent
- * (plus this request) when it ended within the last `LEASE_MS` — the key's recent rate; otherwise one.
+ * (plus this request) when it ended within the last `LEASE_MS` — the key's recent rate; otherwise one. Never fewer
+ * than the requests already queued behind this renewal, so a burst is served by one renewal, not by a doubling chain.
  */
-function leaseSize(lease: Lease | undefined, live: boolean, limit: number, now: number): number {
-  const cap = Math.min(MAX_LEASE, Math.floor(limit * MAX_LEASE_SHARE));
-  if (!lease || cap <= 1) return 1;
-  if (live) return Math.max(1, Math.min(cap, lease.granted * 2));
-  if (now < lease.expiresAt + LEASE_MS) return Math.max(1, Math.min(cap, lease.granted - lease.left + 1));
-  return 1;
+function leaseSize(lease: Lease | undefined, live: boolean, limit: number, now: number, queued: number): number {
+  const cap = leaseCap(limit);
+  let size = 1;
+  if (lease && live) size = lease.granted * 2;
+  else if (lease && now < lease.expiresAt + LEASE_MS) size = lease.granted - lease.left + 1;
+  return Math.max(1, Math.min(cap, Math.max(size, queued + 1)));
 }
 
-/** Counts one request of `keyId` against `limit` per minute. */
-export async function countKeyRequest(
-  env: Cloudflare.Env,
-  keyId: string,
-  limit: number,
-  now: number,
-): Promise<ThrottleResult> {
+/** One hit from this isolate's live lease of the key, or null when there is none left. */
+function spendLeased(keyId: string, limit: number, now: number): ThrottleResult | null {
+  const lease = leases.get(keyId);
+  if (!lease || lease.limit !== limit || now >= lease.expiresAt || now >= lease.windowEnd || lease.left <= 0)
+    return null;
+  lease.left--;
+  return {
+    revoked: false,
+    allowed: true,
+    limit,
+    remaining: lease.remainingAfter + lease.left,
+    retryAfterSeconds: Math.max(1, Math.ceil((lease.windowEnd - now) / 1000)),
+  };
+}
+
+/** The renewal in flight per key, and how many requests wait for it. One renewal at a time per key and isolate. */
+const renewals = new InFlight<KeyHits>();
+const queuedFor = new Map<string, number>();
+
+/** Asks the Durable Object for a new lease; this request spends the first hit, the rest go into the lease. */
+async function renew(env: Cloudflare.Env, keyId: string, limit: number, now: number): Promise<ThrottleResult> {
   const lease = leases.get(keyId);
   const live = lease !== undefined && lease.limit === limit && now < lease.expiresAt && now < lease.windowEnd;
-  if (live && lease.left > 0) {
-    lease.left--;
-    return {
-      revoked: false,
-      allowed: true,
-      limit,
-      remaining: lease.remainingAfter + lease.left,
-      retryAfterSeconds: Math.max(1, Math.ceil((lease.windowEnd - now) / 1000)),
-    };
-  }
-  const want = leaseSize(lease, live, limit, now);
+  const want = leaseSize(lease, live, limit, now, queuedFor.get(keyId) ?? 0);
   const giveBack = lease && lease.left > 0 ? { windowStart: lease.windowStart, hits: lease.left } : undefined;
   leases.delete(keyId);
-  const taken = await takeApiKeyHits(env, keyId, limit, now, want, giveBack);
+  const taken = await renewals.start(keyId, () => takeApiKeyHits(env, keyId, limit, now, want, giveBack));
+  if (!taken.allowed) return throttleResult(taken, limit);
   const { revoked, allowed, remaining, retryAfterSeconds } = taken;
-  if (!allowed) return { revoked, allowed, limit, remaining, retryAfterSeconds };
   leases.set(keyId, {
     limit,
     windowStart: taken.windowStart,
@@ -84,6 +93,53 @@ export async function countKeyRequest(
     remainingAfter: remaining,
   });
   return { revoked, allowed, limit, remaining: remaining + taken.granted - 1, retryAfterSeconds };
+}
+
+/**
+ * Counts one request of `keyId` against `limit` per minute. Requests that find the lease spent while a renewal is
+ * in flight wait for it instead of asking the Durable Object themselves: under concurrency a lease would otherwise
+ * be renewed by every request in flight, each asking for one hit. A refusal (throttled, revoked) is the answer for
+ * every request that waited for it. Below `1 / MAX_LEASE_SHARE` per minute every request asks the Durable Object
+ * itself, so a small limit is counted exactly and never queues.
+ */
+export async function countKeyRequest(
+  env: Cloudflare.Env,
+  keyId: string,
+  limit: number,
+  now: number,
+): Promise<ThrottleResult> {
+  if (leaseCap(limit) <= 1) return takeOne(env, keyId, limit, now);
+  for (;;) {
+    const spent = spendLeased(keyId, limit, now);
+    if (spent) return spent;
+    const pending = renewals.get(keyId);
+    if (!pending) return renew(env, keyId, limit, now);
+    queuedFor.set(keyId, (queuedFor.get(keyId) ?? 0) + 1);
+    let outcome: { value: KeyHits } | null;
+    try {
+      outcome = await waitShared(pending);
+    } finally {
+      const queued = (queuedFor.get(keyId) ?? 1) - 1;
+      if (queued > 0) queuedFor.set(keyId, queued);
+      else queuedFor.delete(keyId);
+    }
+    // The renewing request's call did not come back in time (that request may have been canceled): ask directly.
+    if (!outcome) return takeOne(env, keyId, limit, now);
+    if (!outcome.value.allowed) return throttleResult(outcome.value, limit);
+  }
+}
+
+const throttleResult = ({ revoked, allowed, remaining, retryAfterSeconds }: KeyHits, limit: number) => ({
+  revoked,
+  allowed,
+  limit,
+  remaining,
+  retryAfterSeconds,
+});
+
+/** One hit straight from the Durable Object, no lease. */
+async function takeOne(env: Cloudflare.Env, keyId: string, limit: number, now: number): Promise<ThrottleResult> {
+  return throttleResult(await takeApiKeyHits(env, keyId, limit, now, 1), limit);
 }
 
 /** Drops this isolate's lease of a key (it was revoked here, so it must stop working here at once). */
