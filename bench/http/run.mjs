@@ -9,7 +9,8 @@ import { machine, quantile, today, writeSection } from "../lib/results.mjs";
 import { freshState, ROOT, startWorker } from "../lib/worker.mjs";
 import { seed, VARS } from "./seed.mjs";
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
 // wrangler dev records every span of every request into a local SQLite trace store (X_LOCAL_OBSERVABILITY, on by
 // default since wrangler 4.1xx). On Cloudflare tracing happens outside the request; locally it costs each D1 or
 // Durable Object call a span write. Off for both workers unless BENCH_LOCAL_TRACES=1.
@@ -26,13 +27,13 @@ function cannon(opts) {
   });
 }
 
-function summary({ result, times }) {
+/** Percentiles and mean over all rounds' responses; req/s averaged over the rounds. */
+function summary({ times, rps }) {
   return {
     p50: quantile(times, 0.5),
     p99: quantile(times, 0.99),
     mean: times.reduce((a, b) => a + b, 0) / times.length,
-    rps: Math.round(result.requests.average),
-    errors: result.errors + result.non2xx,
+    rps: Math.round(rps.reduce((a, b) => a + b, 0) / rps.length),
   };
 }
 
@@ -93,34 +94,52 @@ try {
   ];
   const listPage = await fetch(`${app.base}/api/posts`, { headers: auth });
   const listBytes = (await listPage.arrayBuffer()).byteLength;
-  // Every row is compared with the bare Worker measured at the same concurrency. Reads run first at both
-  // concurrencies and the write (POST) last, so every read sees the same database.
-  const floors = new Map();
-  const measured = [];
-  const measure = async (c, route, opts) => {
-    const s = summary(await cannon({ ...opts, connections: c }));
-    measured.push({ c, route, ...s });
-    return s;
-  };
-  const phases = [routes.filter((r) => !r.method), routes.filter((r) => r.method)];
-  for (const [phase, phaseRoutes] of phases.entries()) {
+  // Every row is compared with the bare Worker measured at the same concurrency, in the same rounds: each round runs
+  // every row of its phase once for DURATION_S, so slow drifts of this VM hit the floor and the routes alike. Reads
+  // run first at both concurrencies and the write (POST) last, so every read sees the same database.
+  const bareRow = { name: "bare Worker (constant response)", url: `${bare.base}/` };
+  const floorRows = [
+    bareRow,
+    { name: "bare Worker + one D1 `SELECT 1` (floor of any D1 route)", url: `${bare.base}/d1` },
+    {
+      name: `bare Worker, constant ${(listBytes / 1024).toFixed(1)} KiB body (size of the list page)`,
+      url: `${bare.base}/sized?bytes=${listBytes}`,
+    },
+  ];
+  const appRow = (r) => ({ ...r, url: app.base + r.url });
+  const phases = [
+    [...floorRows, ...routes.filter((r) => !r.method).map(appRow)],
+    [bareRow, ...routes.filter((r) => r.method).map(appRow)],
+  ];
+  /** Per concurrency and row: every response time, and each round's p50 next to the bare Worker's of that round. */
+  const runs = new Map();
+  for (const [phase, rowsOfPhase] of phases.entries()) {
     for (const c of [1, 32]) {
-      if (phase === 0) {
-        floors.set(c, await measure(c, "bare Worker (constant response)", { url: `${bare.base}/` }));
-        await measure(c, "bare Worker + one D1 `SELECT 1` (floor of any D1 route)", { url: `${bare.base}/d1` });
-        await measure(c, `bare Worker, constant ${(listBytes / 1024).toFixed(1)} KiB body (size of the list page)`, {
-          url: `${bare.base}/sized?bytes=${listBytes}`,
-        });
+      for (let round = 0; round < ROUNDS; round++) {
+        let bareP50 = 0;
+        for (const row of rowsOfPhase) {
+          const { result, times } = await cannon({
+            url: row.url,
+            method: row.method ?? "GET",
+            headers: row.headers,
+            body: row.body,
+            connections: c,
+          });
+          const key = `${c}|${row.name}`;
+          const acc = runs.get(key) ?? { c, route: row.name, times: [], rps: [], errors: 0, roundRatios: [] };
+          runs.set(key, acc);
+          const p50 = quantile(times, 0.5);
+          if (row === bareRow) bareP50 = p50;
+          acc.times.push(...times);
+          acc.rps.push(result.requests.average);
+          acc.errors += result.errors + result.non2xx;
+          acc.roundRatios.push(p50 / bareP50);
+        }
       }
-      for (const r of phaseRoutes)
-        await measure(c, r.name, {
-          url: app.base + r.url,
-          method: r.method ?? "GET",
-          headers: r.headers,
-          body: r.body,
-        });
     }
   }
+  const measured = [...runs.values()].map((r) => ({ ...r, ...summary(r) }));
+  const floors = new Map(measured.filter((r) => r.route === bareRow.name).map((r) => [r.c, r]));
   const order = (name) => {
     const i = routes.findIndex((r) => r.name === name);
     return i < 0 ? (name.startsWith("bare Worker (") ? -3 : name.includes("D1") ? -2 : -1) : i;
@@ -133,6 +152,7 @@ try {
         ...r,
         ratio: (r.p50 / Math.max(floor.p50, 0.001)).toFixed(2),
         meanRatio: (r.mean / Math.max(floor.mean, 0.001)).toFixed(2),
+        roundRange: `${Math.min(...r.roundRatios).toFixed(2)}–${Math.max(...r.roundRatios).toFixed(2)}`,
       };
     });
   const queries = [];
@@ -166,7 +186,7 @@ try {
   const table = rows
     .map(
       (r) =>
-        `| ${r.route} | ${r.c} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.mean.toFixed(2)} | ${r.rps} | ${r.ratio} | ${r.meanRatio} | ${r.errors} |`,
+        `| ${r.route} | ${r.c} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.mean.toFixed(2)} | ${r.rps} | ${r.ratio} | ${r.roundRange} | ${r.meanRatio} | ${r.errors} |`,
     )
     .join("\n");
   writeSection(
@@ -174,13 +194,16 @@ try {
     `## Request overhead, D1 queries, bundle (issue 9)
 
 Command: \`node bench/http/run.mjs\` (part of \`npm run bench\`) · ${today()} · ${machine()}
-\`wrangler dev\` on 127.0.0.1, local D1/R2/KV/DO, local trace store ${LOCAL_TRACES ? "on" : "off (`X_LOCAL_OBSERVABILITY=false` for both workers; `BENCH_LOCAL_TRACES=1` keeps it)"}, autocannon ${DURATION_S} s per row; ratio = p50 / bare Worker p50 at
-the same concurrency (measured in the same session; reads first, then the POST row, so every read sees the same
-database). Percentiles and means come from every response's own latency (autocannon's \`response\` event, sub-millisecond;
-its own histogram rounds to whole milliseconds).
+\`wrangler dev\` on 127.0.0.1, local D1/R2/KV/DO, local trace store ${LOCAL_TRACES ? "on" : "off (`X_LOCAL_OBSERVABILITY=false` for both workers; `BENCH_LOCAL_TRACES=1` keeps it)"}.
+autocannon, ${ROUNDS} rounds × ${DURATION_S} s per row (\`BENCH_ROUNDS\`, \`BENCH_DURATION_S\`): each round runs every row once, so
+the bare Worker and the routes share the VM's slow drifts. Reads run first at both concurrencies, then the POST row
+(with the bare Worker again), so every read sees the same database. Percentiles and means are over every response of
+all rounds, from each response's own latency (autocannon's \`response\` event; its histogram rounds to whole
+milliseconds). p50 ratio = p50 / bare Worker p50 at the same concurrency; the per-round column is the same ratio
+within each round, to show the spread.
 
-| route | connections | p50 ms | p99 ms | mean ms | req/s | p50 ratio | mean ratio | errors |
-|---|---|---|---|---|---|---|---|---|
+| route | connections | p50 ms | p99 ms | mean ms | req/s | p50 ratio | p50 ratio per round | mean ratio | errors |
+|---|---|---|---|---|---|---|---|---|---|
 ${table}
 
 D1 statements per request (\`Server-Timing\` header, also \`d1_queries\` in the request log; a warm key needs none
@@ -200,8 +223,10 @@ at most one D1 read (here: none for a key this isolate has seen in the last minu
 requests share it). A busy key costs no Durable Object call either: the throttle is spent from leases of at most
 1 s, which is also the documented revocation bound in other isolates (at once in the revoking one —
 docs/decisions.md). One renewal at a time per key and isolate: before that, the 32-connection rows renewed the lease
-from every request in flight (one Durable Object call of one hit each), which cost the list ≈ 0.4 ms of CPU per
-request and put it at 3.2× instead of ≈ 2.6×.
+from every request in flight (one Durable Object call of one hit each). A \`/proc\` CPU count at 32 connections put
+that at ≈ 0.35 ms of server CPU per authenticated request (\`GET /api/content-types\` 711 → 318 µs per request in the
+workerd process that runs the Worker and its simulators, \`GET /api/posts\` 2,100 → 1,694 µs), and the list went from
+3.2× to ≈ 2.5× at 32 connections.
 
 Where the time goes (\`Server-Timing\` on one request, outside production): ${listTiming}. Under \`wrangler dev\` every
 D1 call crosses into miniflare's SQLite simulator, and D1 cost grows with each statement and each column returned,
@@ -212,10 +237,11 @@ answering a constant body as large as the list page (any route that sends that m
 ${floorLine}. A CPU profile of the API isolate
 under \`GET /api/posts\` at one connection (\`node bench/http/profile.mjs\`: inspector, 5 s) shows it busy ≈ 0.5 ms
 per request — JSON parse/stringify of the 15 posts, D1's own result conversion, Hono, SHA-256 of the key. The rest is
-the local D1 simulator and wrangler's proxy. A scratch Worker running the list statement alone (no app code, trace
-store off) measured 2.6 ms mean against 1.1 ms for a constant response and 1.8 ms for the same statement returning
-only the page's ids: about half of the list's D1 time is moving the page's JSON out of the simulator, whose cost
-grows with every column (hence the resource query selects only the presented columns). On Cloudflare, D1 and Durable
+the local D1 simulator and wrangler's proxy. A scratch Worker with no app code, interleaved with the API in one session
+at one connection (p50, median of 3 rounds): constant response 1.32 ms, one \`SELECT 1\` 2.02 ms, the list statement
+alone 2.56 ms; the API's list 3.26 ms. So about two thirds of the list's distance from the bare Worker is D1 under
+\`wrangler dev\` (the simulator's fixed cost per statement, then building and moving the page's JSON, which grows with
+every column — hence the resource query selects only the presented columns), and about a third is the API itself. On Cloudflare, D1 and Durable
 Objects are remote services with different costs, so these ratios say little about production latency.`,
   );
   console.log(table);
