@@ -9,7 +9,7 @@ import { machine, quantile, today, writeSection } from "../lib/results.mjs";
 import { freshState, ROOT, startWorker } from "../lib/worker.mjs";
 import { seed, VARS } from "./seed.mjs";
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 3);
 // wrangler dev records every span of every request into a local SQLite trace store (X_LOCAL_OBSERVABILITY, on by
 // default since wrangler 4.1xx). On Cloudflare tracing happens outside the request; locally it costs each D1 or
@@ -113,7 +113,7 @@ try {
   ];
   /** Per concurrency and row: every response time, and each round's p50 next to the bare Worker's of that round. */
   const runs = new Map();
-  for (const [phase, rowsOfPhase] of phases.entries()) {
+  for (const rowsOfPhase of phases) {
     for (const c of [1, 32]) {
       for (let round = 0; round < ROUNDS; round++) {
         let bareP50 = 0;

@@ -4,8 +4,9 @@ import { postPlatforms, posts, socialAccounts } from "../../db/schema";
 import type { PostPlatformStatus } from "../../db/schema/posts";
 import { notFound } from "../../lib/errors";
 import { errorFields, log } from "../../lib/logger";
+import { InFlight, waitShared } from "../../lib/shared-wait";
 import { adapterFor } from "../../platforms";
-import { type AdapterContext, type Metric, PlatformError } from "../../platforms/types";
+import { type AdapterContext, type Metric, type PlatformAdapter, PlatformError } from "../../platforms/types";
 import { type AccountRow, loadAccount, needsRefresh, refreshAccount } from "../../publishing/accounts";
 import { createAdapterContext } from "../../publishing/context";
 
@@ -107,32 +108,12 @@ async function entryFor(
 
   if (!adapter?.metrics || !account?.credentials || account.status !== "connected") return unsupported("api_error");
   try {
-    let loaded = await loadAccount(ctx, account);
-    let refreshed = false;
-    const refresh = async () => {
-      refreshed = true;
-      const outcome = await refreshAccount(ctx, actx, adapter, loaded);
-      if (!outcome.ok) throw new PlatformError("auth", "Session expired.");
-      loaded = outcome.loaded;
-    };
-    if (needsRefresh(adapter, loaded, ctx.now())) await refresh();
-    const call = () =>
-      adapter.metrics!(actx, {
-        platformPostId: row.platformPostId!,
-        platformUrl: row.platformUrl,
-        contentType: row.contentType,
-        account: loaded.account,
-      });
-    let metrics: Metric[];
-    try {
-      metrics = await call();
-    } catch (err) {
-      if (!(err instanceof PlatformError) || err.kind !== "auth" || refreshed || !adapter.refresh) throw err;
-      await refresh();
-      metrics = await call();
-    }
-    const value: CachedMetrics = { fetched_at: ctx.now(), platform_post_id: row.platformPostId, metrics };
-    await ctx.env.METRICS_CACHE.put(key, JSON.stringify(value), { expirationTtl: METRICS_CACHE_TTL_SECONDS });
+    // Concurrent requests for the same row share one platform call (and one token refresh) in this isolate.
+    const flight = `${row.id}:${row.platformPostId}`;
+    const inFlight = platformCalls.get(flight);
+    const shared = inFlight ? await waitShared(inFlight) : null;
+    const metrics =
+      shared?.value ?? (await platformCalls.start(flight, () => fetchAndCache(ctx, actx, adapter, account, row, key)));
     return entry(metrics);
   } catch (err) {
     log("warn", "metrics_failed", {
@@ -143,4 +124,48 @@ async function entryFor(
     });
     return unsupported("api_error");
   }
+}
+
+/** Row metrics being fetched from a platform, per `post_platform_id:platform_post_id`. */
+const platformCalls = new InFlight<Metric[]>();
+
+/** Asks the platform (refreshing the token first or once on an auth failure) and caches the answer for 300 s. */
+async function fetchAndCache(
+  ctx: WorkspaceContext,
+  actx: AdapterContext,
+  adapter: PlatformAdapter,
+  account: AccountRow,
+  row: Row,
+  key: string,
+): Promise<Metric[]> {
+  const metricsOf = adapter.metrics;
+  const platformPostId = row.platformPostId;
+  if (!metricsOf || !platformPostId) throw new Error("metrics asked of a row that has none");
+  let loaded = await loadAccount(ctx, account);
+  let refreshed = false;
+  const refresh = async () => {
+    refreshed = true;
+    const outcome = await refreshAccount(ctx, actx, adapter, loaded);
+    if (!outcome.ok) throw new PlatformError("auth", "Session expired.");
+    loaded = outcome.loaded;
+  };
+  if (needsRefresh(adapter, loaded, ctx.now())) await refresh();
+  const call = () =>
+    metricsOf(actx, {
+      platformPostId,
+      platformUrl: row.platformUrl,
+      contentType: row.contentType,
+      account: loaded.account,
+    });
+  let metrics: Metric[];
+  try {
+    metrics = await call();
+  } catch (err) {
+    if (!(err instanceof PlatformError) || err.kind !== "auth" || refreshed || !adapter.refresh) throw err;
+    await refresh();
+    metrics = await call();
+  }
+  const value: CachedMetrics = { fetched_at: ctx.now(), platform_post_id: platformPostId, metrics };
+  await ctx.env.METRICS_CACHE.put(key, JSON.stringify(value), { expirationTtl: METRICS_CACHE_TTL_SECONDS });
+  return metrics;
 }

@@ -128,6 +128,20 @@ describe("GET /api/posts/{post}/metrics", () => {
     expect(third.body.platforms[0].metrics[1]).toEqual({ label: "Likes", value: 99 });
   });
 
+  it("concurrent requests with a cold cache share one platform call per row", async () => {
+    const ws = await createTestWorkspace();
+    const p = await publishedPost(ws);
+    const burst = await Promise.all(Array.from({ length: 8 }, () => ws.api("GET", `/api/posts/${p.postId}/metrics`)));
+    expect(burst.map((r) => r.status)).toEqual(Array.from({ length: 8 }, () => 200));
+    for (const r of burst) expect(r.body).toEqual(burst[0]!.body);
+    expect(burst[0]!.body.platforms[0].metrics[1]).toEqual({ label: "Likes", value: 10 });
+    expect([
+      fakes.x.count(`GET /2/tweets/${p.tweet.id}`),
+      fakes.bluesky.count("GET /xrpc/app.bsky.feed.getPosts"),
+      fakes.mastodon.count(`GET /api/v1/statuses/${p.status.id}`),
+    ]).toEqual([1, 1, 1]);
+  });
+
   it("an upstream failure is api_error and is not cached", async () => {
     const ws = await createTestWorkspace();
     const p = await publishedPost(ws);
