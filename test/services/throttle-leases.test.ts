@@ -187,4 +187,37 @@ describe("per-key throttle leases", () => {
     expect(Date.now() - next).toBeLessThan(SHARED_WAIT_MS);
     expect(counting.calls()).toBe(3);
   });
+
+  it("a renewal answered before a revocation here, but returning after it, keeps no lease", async () => {
+    const id = keyId();
+    const limit = 10_000;
+    const now = WINDOW_START + 57_000;
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const namespace = env.UPLOAD_GUARD;
+    const gated = {
+      getByName(name: string) {
+        const stub = namespace.getByName(name);
+        return {
+          async takeApiKeyHits(...args: Parameters<typeof stub.takeApiKeyHits>) {
+            const answer = await stub.takeApiKeyHits(...args);
+            if (++calls === 3) await gate; // the third renewal (a lease of 4) comes back late
+            return answer;
+          },
+        };
+      },
+    };
+    const slowEnv = { ...env, UPLOAD_GUARD: gated } as unknown as Cloudflare.Env;
+    for (let i = 0; i < 3; i++) expect((await countKeyRequest(slowEnv, id, limit, now + i)).allowed).toBe(true);
+    const inFlight = countKeyRequest(slowEnv, id, limit, now + 3);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await revokeApiKeyEverywhere(env, id);
+    dropKeyLease(id);
+    release();
+    expect((await inFlight).allowed).toBe(true); // counted before the revocation
+    expect(await countKeyRequest(slowEnv, id, limit, now + 4)).toMatchObject({ revoked: true, allowed: false });
+  });
 });

@@ -35,6 +35,8 @@ interface Lease {
 }
 
 const leases = new Map<string, Lease>();
+/** How often each key's lease was dropped here (revocation); a renewal that straddles a drop keeps no lease. */
+const drops = new Map<string, number>();
 
 export type ThrottleResult = WindowResult & { revoked: boolean };
 
@@ -80,9 +82,11 @@ async function renew(env: Cloudflare.Env, keyId: string, limit: number, now: num
   const want = leaseSize(lease, live, limit, now, queuedFor.get(keyId) ?? 0);
   const giveBack = lease && lease.left > 0 ? { windowStart: lease.windowStart, hits: lease.left } : undefined;
   leases.delete(keyId);
+  const dropsBefore = drops.get(keyId);
   const taken = await renewals.start(keyId, () => takeApiKeyHits(env, keyId, limit, now, want, giveBack));
   if (!taken.allowed) return throttleResult(taken, limit);
   const { revoked, allowed, remaining, retryAfterSeconds } = taken;
+  if (drops.get(keyId) !== dropsBefore) return { revoked, allowed, limit, remaining, retryAfterSeconds };
   leases.set(keyId, {
     limit,
     windowStart: taken.windowStart,
@@ -142,7 +146,11 @@ async function takeOne(env: Cloudflare.Env, keyId: string, limit: number, now: n
   return throttleResult(await takeApiKeyHits(env, keyId, limit, now, 1), limit);
 }
 
-/** Drops this isolate's lease of a key (it was revoked here, so it must stop working here at once). */
+/**
+ * Drops this isolate's lease of a key (it was revoked here, so it must stop working here at once). A renewal already
+ * in flight was answered before the revocation: its request still counts, but its lease is not kept.
+ */
 export function dropKeyLease(keyId: string): void {
   leases.delete(keyId);
+  drops.set(keyId, (drops.get(keyId) ?? 0) + 1);
 }
