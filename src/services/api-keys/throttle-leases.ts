@@ -11,6 +11,8 @@ import { InFlight, waitShared } from "../../lib/shared-wait";
  *   below 200/minute: a lease never holds more than 1% of the limit).
  * - When a lease is used up within its lifetime the key is busy here, and the next lease asks for twice as many;
  *   when it simply ran out of time, the next one asks for what it spent (the key's rate over the last second).
+ * - One renewal at a time per key and isolate: requests that find the lease spent while a renewal is in flight wait
+ *   for it (at most `SHARED_WAIT_MS`), and the renewal asks for at least as many hits as are waiting.
  * - Hits a lease did not spend are given back with the next request to the Durable Object, so in one isolate the
  *   count is exact; across isolates, hits another isolate holds but never spends can end a window early by at most
  *   1% of the limit per isolate.
