@@ -39,6 +39,10 @@ function summary({ times, rps }) {
 
 /** D1 statements of one request, from the `Server-Timing` header the Worker adds outside production. */
 async function queriesOf(base, method, url, key, body) {
+  // Warm the key first (the isolate keeps a key lookup for a minute, and the first use also writes last_used_at),
+  // so the count is the route's own.
+  await (await fetch(`${base}/api/workspace`, { headers: { Authorization: `Bearer ${key}` } })).arrayBuffer();
+  await new Promise((resolve) => setTimeout(resolve, 100));
   const res = await fetch(base + url, {
     method,
     headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
@@ -195,7 +199,8 @@ try {
 
 Command: \`node bench/http/run.mjs\` (part of \`npm run bench\`) · ${today()} · ${machine()}
 \`wrangler dev\` on 127.0.0.1, local D1/R2/KV/DO, local trace store ${LOCAL_TRACES ? "on" : "off (`X_LOCAL_OBSERVABILITY=false` for both workers; `BENCH_LOCAL_TRACES=1` keeps it)"}.
-autocannon, ${ROUNDS} rounds × ${DURATION_S} s per row (\`BENCH_ROUNDS\`, \`BENCH_DURATION_S\`): each round runs every row once, so
+The bare Worker (bench/bare-worker) runs with the API's runtime settings: compatibility date, \`nodejs_compat\` and
+Workers Observability (which wraps every binding call in a span). autocannon, ${ROUNDS} rounds × ${DURATION_S} s per row (\`BENCH_ROUNDS\`, \`BENCH_DURATION_S\`): each round runs every row once, so
 the bare Worker and the routes share the VM's slow drifts. Reads run first at both concurrencies, then the POST row
 (with the bare Worker again), so every read sees the same database. Percentiles and means are over every response of
 all rounds, from each response's own latency (autocannon's \`response\` event; its histogram rounds to whole
