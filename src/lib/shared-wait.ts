@@ -1,6 +1,6 @@
 /**
- * How long a request waits for work another request started on its behalf (a shared key lookup or throttle lease
- * renewal) before doing that work itself.
+ * How long a request waits for work another request started on its behalf (a shared API-key lookup, throttle lease
+ * renewal or platform metrics call) before doing that work itself.
  */
 export const SHARED_WAIT_MS = 1000;
 
@@ -35,6 +35,19 @@ export class InFlight<T> {
     const call = this.#calls.get(key);
     if (call && Date.now() - call.startedAt <= SHARED_WAIT_MS) return call.promise;
     return undefined;
+  }
+
+  /**
+   * Joins the live call for `key` (waiting at most `SHARED_WAIT_MS` for its answer, a rejection included), or runs
+   * `call` as the call for `key` when there is none or it did not answer in time.
+   */
+  async run(key: string, call: () => Promise<T>): Promise<T> {
+    const live = this.get(key);
+    if (live) {
+      const shared = await waitShared(live);
+      if (shared) return shared.value;
+    }
+    return this.start(key, call);
   }
 
   /** Runs `call` as the one for `key` until it settles. */

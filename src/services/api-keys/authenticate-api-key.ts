@@ -2,7 +2,7 @@ import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
-import { InFlight, waitShared } from "../../lib/shared-wait";
+import { InFlight } from "../../lib/shared-wait";
 import { countKeyRequest, dropKeyLease, type ThrottleResult } from "./throttle-leases";
 
 /** `last_used_at` is written at most once a minute per key, after the response. */
@@ -38,14 +38,9 @@ function remember(hash: string, key: KnownKey): void {
  */
 const lookups = new InFlight<KnownKey | null>();
 
-async function readKey(ctx: ServiceContext, hash: string): Promise<KnownKey | null> {
-  const inFlight = lookups.get(hash);
-  if (inFlight) {
-    const shared = await waitShared(inFlight);
-    if (shared) return shared.value;
-  }
+function readKey(ctx: ServiceContext, hash: string): Promise<KnownKey | null> {
   // Cached as soon as it is read, so requests arriving after this lookup settles do not read again.
-  return lookups.start(hash, async () => {
+  return lookups.run(hash, async () => {
     const key = await selectKey(ctx, hash);
     if (key) remember(hash, key);
     return key;

@@ -4,7 +4,7 @@ import { postPlatforms, posts, socialAccounts } from "../../db/schema";
 import type { PostPlatformStatus } from "../../db/schema/posts";
 import { notFound } from "../../lib/errors";
 import { errorFields, log } from "../../lib/logger";
-import { InFlight, waitShared } from "../../lib/shared-wait";
+import { InFlight } from "../../lib/shared-wait";
 import { adapterFor } from "../../platforms";
 import { type AdapterContext, type Metric, type PlatformAdapter, PlatformError } from "../../platforms/types";
 import { type AccountRow, loadAccount, needsRefresh, refreshAccount } from "../../publishing/accounts";
@@ -110,11 +110,7 @@ async function entryFor(
   try {
     // Concurrent requests for the same row share one platform call (and one token refresh) in this isolate.
     const flight = `${row.id}:${row.platformPostId}`;
-    const inFlight = platformCalls.get(flight);
-    const shared = inFlight ? await waitShared(inFlight) : null;
-    const metrics =
-      shared?.value ?? (await platformCalls.start(flight, () => fetchAndCache(ctx, actx, adapter, account, row, key)));
-    return entry(metrics);
+    return entry(await platformCalls.run(flight, () => fetchAndCache(ctx, actx, adapter, account, row, key)));
   } catch (err) {
     log("warn", "metrics_failed", {
       request_id: ctx.requestId,
