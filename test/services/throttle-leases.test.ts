@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import type { KeyHits } from "../../src/durable-objects/upload-guard";
 import { revokeApiKeyEverywhere } from "../../src/lib/rate-limit";
 import { SHARED_WAIT_MS } from "../../src/lib/shared-wait";
 import { countKeyRequest, dropKeyLease, LEASE_MS } from "../../src/services/api-keys/throttle-leases";
@@ -25,24 +26,27 @@ async function doCount(id: string, limit: number, now: number): Promise<number> 
   return limit - probe.remaining;
 }
 
-/** `env` whose UploadGuard namespace counts the calls made through it (the real Durable Object still answers). */
-function countingEnv(hangFirst = false): { env: Cloudflare.Env; calls: () => number } {
+/**
+ * `env` whose UploadGuard namespace counts `takeApiKeyHits` calls and passes each through `around` (with its number,
+ * from 1); the real Durable Object still answers.
+ */
+function guardEnv(around: (call: number, take: () => Promise<KeyHits>) => Promise<KeyHits> = (_, take) => take()): {
+  env: Cloudflare.Env;
+  calls: () => number;
+} {
   let calls = 0;
   const namespace = env.UPLOAD_GUARD;
-  const counted = {
+  const wrapped = {
     getByName(name: string) {
       const stub = namespace.getByName(name);
       return {
         takeApiKeyHits(...args: Parameters<typeof stub.takeApiKeyHits>) {
-          calls++;
-          // A call whose request was canceled: it never comes back.
-          if (hangFirst && calls === 1) return new Promise<never>(() => {});
-          return stub.takeApiKeyHits(...args);
+          return around(++calls, () => stub.takeApiKeyHits(...args) as Promise<KeyHits>);
         },
       };
     },
   };
-  return { env: { ...env, UPLOAD_GUARD: counted } as unknown as Cloudflare.Env, calls: () => calls };
+  return { env: { ...env, UPLOAD_GUARD: wrapped } as unknown as Cloudflare.Env, calls: () => calls };
 }
 
 describe("per-key throttle leases", () => {
@@ -118,7 +122,7 @@ describe("per-key throttle leases", () => {
   it("a burst of concurrent requests shares one renewal instead of each asking the Durable Object", async () => {
     const id = keyId();
     const limit = 10_000; // lease cap 100
-    const counting = countingEnv();
+    const counting = guardEnv();
     const now = WINDOW_START + 40_000;
     const burst = await Promise.all(Array.from({ length: 64 }, () => countKeyRequest(counting.env, id, limit, now)));
     expect(burst.every((r) => r.allowed && !r.revoked)).toBe(true);
@@ -138,7 +142,7 @@ describe("per-key throttle leases", () => {
     const limit = 300; // lease cap 3
     const now = WINDOW_START + 45_000;
     for (let i = 0; i < limit; i++) expect((await countKeyRequest(env, id, limit, now)).allowed).toBe(true);
-    const counting = countingEnv();
+    const counting = guardEnv();
     const burst = await Promise.all(
       Array.from({ length: 10 }, () => countKeyRequest(counting.env, id, limit, now + 1)),
     );
@@ -156,7 +160,7 @@ describe("per-key throttle leases", () => {
 
   it("with a limit under 200/minute, concurrent requests each ask the Durable Object and none waits for another", async () => {
     const id = keyId();
-    const counting = countingEnv();
+    const counting = guardEnv();
     const now = WINDOW_START + 50_000;
     const burst = await Promise.all(Array.from({ length: 70 }, () => countKeyRequest(counting.env, id, 60, now)));
     expect(counting.calls()).toBe(70);
@@ -172,7 +176,8 @@ describe("per-key throttle leases", () => {
   it("a request waits at most SHARED_WAIT_MS for another request's renewal, then asks the Durable Object itself", async () => {
     const id = keyId();
     const limit = 10_000;
-    const counting = countingEnv(true);
+    // The first call belongs to a request that was canceled: it never comes back.
+    const counting = guardEnv((call, take) => (call === 1 ? new Promise<never>(() => {}) : take()));
     const now = WINDOW_START + 55_000;
     void countKeyRequest(counting.env, id, limit, now); // its renewal never comes back
     const started = Date.now();
@@ -196,21 +201,11 @@ describe("per-key throttle leases", () => {
     const gate = new Promise<void>((resolve) => {
       release = resolve;
     });
-    let calls = 0;
-    const namespace = env.UPLOAD_GUARD;
-    const gated = {
-      getByName(name: string) {
-        const stub = namespace.getByName(name);
-        return {
-          async takeApiKeyHits(...args: Parameters<typeof stub.takeApiKeyHits>) {
-            const answer = await stub.takeApiKeyHits(...args);
-            if (++calls === 3) await gate; // the third renewal (a lease of 4) comes back late
-            return answer;
-          },
-        };
-      },
-    };
-    const slowEnv = { ...env, UPLOAD_GUARD: gated } as unknown as Cloudflare.Env;
+    const slowEnv = guardEnv(async (call, take) => {
+      const answer = await take();
+      if (call === 3) await gate; // the third renewal (a lease of 4) comes back late
+      return answer;
+    }).env;
     for (let i = 0; i < 3; i++) expect((await countKeyRequest(slowEnv, id, limit, now + i)).allowed).toBe(true);
     const inFlight = countKeyRequest(slowEnv, id, limit, now + 3);
     await new Promise((resolve) => setTimeout(resolve, 20));
