@@ -58,11 +58,14 @@ function leaseSize(lease: Lease | undefined, live: boolean, limit: number, now: 
   return Math.max(1, Math.min(cap, Math.max(size, queued + 1)));
 }
 
+/** A lease still in force: taken for this limit, within its lifetime and its window. */
+const isLive = (lease: Lease | undefined, limit: number, now: number): lease is Lease =>
+  lease !== undefined && lease.limit === limit && now < lease.expiresAt && now < lease.windowEnd;
+
 /** One hit from this isolate's live lease of the key, or null when there is none left. */
 function spendLeased(keyId: string, limit: number, now: number): ThrottleResult | null {
   const lease = leases.get(keyId);
-  if (!lease || lease.limit !== limit || now >= lease.expiresAt || now >= lease.windowEnd || lease.left <= 0)
-    return null;
+  if (!isLive(lease, limit, now) || lease.left <= 0) return null;
   lease.left--;
   return {
     revoked: false,
@@ -80,15 +83,14 @@ const queuedFor = new Map<string, number>();
 /** Asks the Durable Object for a new lease; this request spends the first hit, the rest go into the lease. */
 async function renew(env: Cloudflare.Env, keyId: string, limit: number, now: number): Promise<ThrottleResult> {
   const lease = leases.get(keyId);
-  const live = lease !== undefined && lease.limit === limit && now < lease.expiresAt && now < lease.windowEnd;
-  const want = leaseSize(lease, live, limit, now, queuedFor.get(keyId) ?? 0);
+  const want = leaseSize(lease, isLive(lease, limit, now), limit, now, queuedFor.get(keyId) ?? 0);
   const giveBack = lease && lease.left > 0 ? { windowStart: lease.windowStart, hits: lease.left } : undefined;
   leases.delete(keyId);
   const dropsBefore = drops.get(keyId);
   const taken = await renewals.start(keyId, () => takeApiKeyHits(env, keyId, limit, now, want, giveBack));
-  if (!taken.allowed) return throttleResult(taken, limit);
+  // Refused, or revoked here while the call was out: this request's answer as given, and no lease.
+  if (!taken.allowed || drops.get(keyId) !== dropsBefore) return throttleResult(taken, limit);
   const { revoked, allowed, remaining, retryAfterSeconds } = taken;
-  if (drops.get(keyId) !== dropsBefore) return { revoked, allowed, limit, remaining, retryAfterSeconds };
   leases.set(keyId, {
     limit,
     windowStart: taken.windowStart,
