@@ -21,6 +21,12 @@ export const posts = sqliteTable(
     publishedAt: integer("published_at"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /**
+     * Moves forward on every change to anything the post's resource shows — the post, its platforms and their
+     * accounts, its media, its labels. Maintained by triggers (migrations/0001_post_revisions.sql), never by app
+     * code; the rendered-post cache trusts it (src/services/posts/rendered-posts.ts).
+     */
+    revision: integer("revision").notNull().default(0),
   },
   (t) => [
     index("posts_workspace_list_idx").on(t.workspaceId, t.scheduledAt, t.createdAt),

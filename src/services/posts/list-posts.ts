@@ -2,7 +2,8 @@ import { and, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { type PostStatus, postLabels, posts } from "../../db/schema";
 import type { PostResource } from "../../presenters/post";
-import { POST_RESOURCE_COLUMNS, type PostResourceRow, presentPostRow } from "./load-posts";
+import { knownSource, POST_RESOURCE_COLUMNS, type PostResourceRow, presentPostRows } from "./load-posts";
+import { knownPosts, lastPageIds, rememberPage } from "./rendered-posts";
 
 export const POSTS_PER_PAGE = 15;
 
@@ -36,7 +37,8 @@ export interface PostPage {
 
 /**
  * One page of posts, `scheduled_at` desc then `created_at` desc, in Laravel's paginator shape (decisions §6).
- * One D1 statement per page whatever the posts hold: count, page rows, and their platforms, media and labels.
+ * One D1 statement per page whatever the posts hold: count, page rows, and their platforms, media and labels (left
+ * out for the posts this isolate already holds rendered at their current revision).
  * Page links keep the filters (`?status=draft&page=2`), like Laravel's `withQueryString()`.
  */
 export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): Promise<PostPage> {
@@ -55,11 +57,16 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
     );
   }
   const where = and(...filters);
+  // The posts this page showed last time in this isolate, if it still holds them rendered: SQLite leaves those out
+  // unless they changed since (rendered-posts.ts).
+  const pageKey = [ctx.workspaceId, input.status ?? "", input.label_id ?? "", page].join("|");
+  const known = knownPosts(ctx, lastPageIds(pageKey));
   // One statement: the count, joined with the page's ids (sorted and limited before any JSON is built), each
   // expanded to its whole resource. An empty page still returns the count row (id null).
   const rows = await ctx.db.all<PostResourceRow & { total: number }>(sql`
     SELECT c.total AS total, ${POST_RESOURCE_COLUMNS}
     FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
+    CROSS JOIN ${knownSource(known)}
     LEFT JOIN (
       SELECT posts.id AS id, posts.scheduled_at AS scheduled_at, posts.created_at AS created_at, posts.rowid AS rid
       FROM posts WHERE ${where}
@@ -69,7 +76,11 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
     LEFT JOIN posts ON posts.id = page.id
     ORDER BY page.scheduled_at DESC, page.created_at DESC, page.rid DESC`);
   const total = rows[0]?.total ?? 0;
-  const data = rows.flatMap((row) => (row.id === null ? [] : [presentPostRow(ctx, row)]));
+  const data = presentPostRows(ctx, rows, known);
+  rememberPage(
+    pageKey,
+    data.map((post) => post.id),
+  );
 
   const path = `${ctx.origin}/api/posts`;
   const query = new URLSearchParams();
