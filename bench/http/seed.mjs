@@ -76,5 +76,12 @@ export async function seed(base, { posts = 20 } = {}) {
     postIds.push(post.id);
     if (i % 5 === 4) console.log(`seeded ${i + 1} posts`);
   }
-  return { key, postId: postIds[0], createBody: { content: "Bench create", platforms: accounts, label_ids: labels } };
+  return {
+    key,
+    postId: postIds[0],
+    // The newest post is first on page 1; a label every post carries lists the same page under another filter.
+    newestPostId: postIds.at(-1),
+    labelId: labels[0],
+    createBody: { content: "Bench create", platforms: accounts, label_ids: labels },
+  };
 }

@@ -40,28 +40,28 @@ const revisionOf = async (postId: string) =>
 const columnNames = (table: Table, keys: readonly string[]) =>
   keys.map((key) => ((getTableColumns(table) as Record<string, Column>)[key] as Column).name);
 
-/** Rows D1 returned for statements that select post resources, as [id, post column] pairs. */
-function captureResourceRows() {
-  const seen: { id: string | null; post: unknown }[][] = [];
+/**
+ * The post statements D1 is asked to run: `render` for one that builds resources (with the post ids it binds),
+ * `ids` for a page read of ids and revisions only.
+ */
+function capturePostStatements(postIds: string[]) {
+  const seen: { kind: "render" | "ids"; posts: string[] }[] = [];
   const prepare = env.DB.prepare.bind(env.DB);
   vi.spyOn(env.DB, "prepare").mockImplementation((query) => {
     const stmt = prepare(query);
-    if (!query.includes("AS revision")) return stmt;
-    const wrap = (s: D1PreparedStatement): D1PreparedStatement =>
-      new Proxy(s, {
-        get(target, prop) {
-          const value = Reflect.get(target, prop);
-          if (prop === "bind") return (...args: unknown[]) => wrap(value.apply(target, args));
-          if (prop === "all")
-            return async (...args: unknown[]) => {
-              const result = (await value.apply(target, args)) as D1Result<Record<string, unknown>>;
-              seen.push(result.results.map((r) => ({ id: r.id as string | null, post: r.post })));
-              return result;
-            };
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
-    return wrap(stmt);
+    const kind = query.includes("AS platforms") ? "render" : query.includes("page.revision AS revision") ? "ids" : null;
+    if (!kind) return stmt;
+    return new Proxy(stmt, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (prop === "bind")
+          return (...args: unknown[]) => {
+            seen.push({ kind, posts: postIds.filter((id) => args.includes(id)) });
+            return value.apply(target, args);
+          };
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
   });
   return seen;
 }
@@ -133,58 +133,72 @@ describe("post revisions", () => {
   });
 });
 
-describe("rendered post reuse", () => {
-  it("a second read of a page leaves unchanged posts to the Worker, and a change shows at once", async () => {
+describe("rendered post reuse (GET /api/posts)", () => {
+  it("reads only ids and revisions while a page is unchanged, and renders exactly the posts that changed", async () => {
     const ws = await createTestWorkspace();
-    const { post, label } = await postWithEverything(ws);
-    const seen = captureResourceRows();
+    const { post: rich, account, label } = await postWithEverything(ws);
+    const plainRes = await ws.api("POST", "/api/posts", {
+      content: "plain",
+      platforms: [{ social_account_id: account.id, content_type: "x_post" }],
+    });
+    expect(plainRes.status, plainRes.text).toBe(201);
+    const plain = plainRes.body;
+    const seen = capturePostStatements([rich.id, plain.id]);
+    const byId = (page: { data: { id: string }[] }) => Object.fromEntries(page.data.map((p) => [p.id, p]));
 
+    // First read of the page in this isolate: one statement renders both (no post ids bound: it selects by page).
     const first = await ws.api("GET", "/api/posts");
+    expect(byId(first.body)).toEqual({ [rich.id]: rich, [plain.id]: plain });
+    // Read again, unchanged: one statement of ids and revisions, the same body.
     const second = await ws.api("GET", "/api/posts");
     expect(second.body).toEqual(first.body);
-    expect(first.body.data).toEqual([post]);
-    // The first read rendered the post in SQLite; the second named it at its revision and got it back unrendered.
-    expect(seen.map((rows) => rows.map((r) => [r.id, typeof r.post]))).toEqual([
-      [[post.id, "string"]],
-      [[post.id, "object"]],
+    expect(seen).toEqual([
+      { kind: "render", posts: [] },
+      { kind: "ids", posts: [] },
     ]);
 
-    // A label renamed through the API: the next read renders the post again and shows the new name.
+    // A label renamed through the API: only the post carrying it is rendered again, and shows the new name.
+    seen.length = 0;
     const renamed = await ws.api("PUT", `/api/labels/${label.id}`, { name: "renamed", color: "#445566" });
     expect(renamed.status, renamed.text).toBe(200);
     const third = await ws.api("GET", "/api/posts");
-    expect(third.body.data[0].labels).toEqual([renamed.body]);
-    expect(seen[2]?.map((r) => typeof r.post)).toEqual(["string"]);
+    expect(byId(third.body)).toEqual({ [rich.id]: { ...rich, labels: [renamed.body] }, [plain.id]: plain });
+    expect(seen).toEqual([
+      { kind: "ids", posts: [] },
+      { kind: "render", posts: [rich.id] },
+    ]);
 
-    // A publisher's write straight to D1 (no app code to forget a cache): the next single read shows it.
+    // A publisher's write straight to D1 (no app code to remember a cache): the next read shows it.
+    seen.length = 0;
     await env.DB.prepare(
       "UPDATE post_platforms SET status = 'published', platform_url = 'https://x.test/1' WHERE post_id = ?",
     )
-      .bind(post.id)
+      .bind(plain.id)
       .run();
-    const detail = await ws.api("GET", `/api/posts/${post.id}`);
-    expect(detail.body).toEqual({
-      ...third.body.data[0],
-      platforms: [{ ...third.body.data[0].platforms[0], status: "published", platform_url: "https://x.test/1" }],
+    const fourth = await ws.api("GET", "/api/posts");
+    expect(byId(fourth.body)[plain.id]).toEqual({
+      ...plain,
+      platforms: [{ ...plain.platforms[0], status: "published", platform_url: "https://x.test/1" }],
     });
-    const again = await ws.api("GET", `/api/posts/${post.id}`);
-    expect(again.body).toEqual(detail.body);
-    expect(seen.slice(3).map((rows) => rows.map((r) => typeof r.post))).toEqual([["string"], ["object"]]);
+    expect(byId(fourth.body)[rich.id]).toEqual(byId(third.body)[rich.id]);
+    expect(seen).toEqual([
+      { kind: "ids", posts: [] },
+      { kind: "render", posts: [plain.id] },
+    ]);
   });
 
-  it("renders a post again once its rendering is older than the TTL", async () => {
+  it("renders the whole page again once the renderings are older than the TTL", async () => {
     const ws = await createTestWorkspace();
     const { post } = await postWithEverything(ws);
-    await ws.api("GET", `/api/posts/${post.id}`);
-    const seen = captureResourceRows();
-    const now = Date.now();
-    vi.spyOn(Date, "now").mockReturnValue(now + RENDERED_POST_TTL_MS + 1);
-    const res = await ws.api("GET", `/api/posts/${post.id}`);
-    expect(res.body).toEqual(post);
-    expect(seen.map((rows) => rows.map((r) => typeof r.post))).toEqual([["string"]]);
+    await ws.api("GET", "/api/posts");
+    const seen = capturePostStatements([post.id]);
+    vi.spyOn(Date, "now").mockReturnValue(Date.now() + RENDERED_POST_TTL_MS + 1);
+    const res = await ws.api("GET", "/api/posts");
+    expect(res.body.data).toEqual([post]);
+    expect(seen).toEqual([{ kind: "render", posts: [] }]);
   });
 
-  it("a page whose posts changed order or membership still comes back whole", async () => {
+  it("a page whose membership changed renders only the newcomer, and drops a deleted post", async () => {
     const ws = await createTestWorkspace();
     const { post: older, account } = await postWithEverything(ws);
     await ws.api("GET", "/api/posts");
@@ -193,17 +207,20 @@ describe("rendered post reuse", () => {
       platforms: [{ social_account_id: account.id, content_type: "x_post" }],
     });
     expect(newer.status, newer.text).toBe(201);
-    const seen = captureResourceRows();
+    const seen = capturePostStatements([older.id, newer.body.id]);
     const list = await ws.api("GET", "/api/posts");
-    const ids = list.body.data.map((p: { id: string }) => p.id);
-    expect(ids.sort()).toEqual([older.id, newer.body.id].sort());
-    expect(list.body.data.find((p: { id: string }) => p.id === older.id)).toEqual(older);
-    // Only the post this isolate had not rendered was built by SQLite.
-    expect(Object.fromEntries((seen[0] ?? []).map((r) => [r.id, typeof r.post]))).toEqual({
-      [older.id]: "object",
-      [newer.body.id]: "string",
+    expect(Object.fromEntries(list.body.data.map((p: { id: string }) => [p.id, p]))).toEqual({
+      [older.id]: older,
+      [newer.body.id]: newer.body,
     });
+    expect(list.body.meta.total).toBe(2);
+    expect(seen).toEqual([
+      { kind: "ids", posts: [] },
+      { kind: "render", posts: [newer.body.id] },
+    ]);
     await ws.api("DELETE", `/api/posts/${newer.body.id}`);
-    expect((await ws.api("GET", "/api/posts")).body.data).toEqual([older]);
+    const after = await ws.api("GET", "/api/posts");
+    expect(after.body.data).toEqual([older]);
+    expect(after.body.meta.total).toBe(1);
   });
 });

@@ -2,8 +2,8 @@ import { and, eq, exists, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { type PostStatus, postLabels, posts } from "../../db/schema";
 import type { PostResource } from "../../presenters/post";
-import { knownSource, POST_RESOURCE_COLUMNS, type PostResourceRow, presentPostRows } from "./load-posts";
-import { knownPosts, lastPageIds, rememberPage } from "./rendered-posts";
+import { loadPostResources, POST_RESOURCE_COLUMNS, type PostResourceRow, presentPostRow } from "./load-posts";
+import { type HeldPost, heldPosts, lastPageIds, rememberPage } from "./rendered-posts";
 
 export const POSTS_PER_PAGE = 15;
 
@@ -35,10 +35,75 @@ export interface PostPage {
   };
 }
 
+/** The page's rows, newest first; `rid` breaks ties in insertion order. Every page statement selects from it. */
+const pageRows = (where: SQL | undefined, page: number) => sql`(
+      SELECT posts.id AS id, posts.revision AS revision, posts.scheduled_at AS scheduled_at,
+        posts.created_at AS created_at, posts.rowid AS rid
+      FROM posts WHERE ${where}
+      ORDER BY posts.scheduled_at DESC, posts.created_at DESC, posts.rowid DESC
+      LIMIT ${POSTS_PER_PAGE} OFFSET ${(page - 1) * POSTS_PER_PAGE}
+    ) page`;
+const PAGE_ORDER = sql`ORDER BY page.scheduled_at DESC, page.created_at DESC, page.rid DESC`;
+
+interface PageRead {
+  total: number;
+  data: PostResource[];
+}
+
+/**
+ * One statement: the count, joined with the page's ids (sorted and limited before any JSON is built), each expanded
+ * to its whole resource. An empty page still returns the count row (id null).
+ */
+async function readPage(ctx: WorkspaceContext, where: SQL | undefined, page: number): Promise<PageRead> {
+  const rows = await ctx.db.all<PostResourceRow & { total: number }>(sql`
+    SELECT c.total AS total, ${POST_RESOURCE_COLUMNS}
+    FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
+    LEFT JOIN ${pageRows(where, page)} ON 1
+    LEFT JOIN posts ON posts.id = page.id
+    ${PAGE_ORDER}`);
+  return {
+    total: rows[0]?.total ?? 0,
+    data: rows.flatMap((row) => (row.id === null ? [] : [presentPostRow(ctx, { ...row, id: row.id })])),
+  };
+}
+
+/**
+ * A page whose posts this isolate may hold rendered (from the last read of the same page): one statement for the
+ * count, ids and revisions only; the posts whose revision moved — or that are new to the page — are then rendered by
+ * a second statement (`loadPostResources`), so the page costs at most two statements whatever it holds. A post
+ * deleted between the two statements is left out of the page.
+ */
+async function readPageReusing(
+  ctx: WorkspaceContext,
+  where: SQL | undefined,
+  page: number,
+  held: Map<string, HeldPost>,
+): Promise<PageRead> {
+  const rows = await ctx.db.all<{ total: number; id: string | null; revision: number | null }>(sql`
+    SELECT c.total AS total, page.id AS id, page.revision AS revision
+    FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
+    LEFT JOIN ${pageRows(where, page)} ON 1
+    ${PAGE_ORDER}`);
+  const current = (id: string, revision: number | null) => {
+    const post = held.get(id);
+    return post && post.revision === revision ? post.resource : undefined;
+  };
+  const stale = rows.flatMap((r) => (r.id === null || current(r.id, r.revision) ? [] : [r.id]));
+  const rendered = new Map((stale.length ? await loadPostResources(ctx, stale) : []).map((post) => [post.id, post]));
+  return {
+    total: rows[0]?.total ?? 0,
+    data: rows.flatMap((r) => {
+      const post = r.id === null ? undefined : (current(r.id, r.revision) ?? rendered.get(r.id));
+      return post ? [post] : [];
+    }),
+  };
+}
+
 /**
  * One page of posts, `scheduled_at` desc then `created_at` desc, in Laravel's paginator shape (decisions §6).
- * One D1 statement per page whatever the posts hold: count, page rows, and their platforms, media and labels (left
- * out for the posts this isolate already holds rendered at their current revision).
+ * One D1 statement per page whatever the posts hold (count, page rows, and their platforms, media and labels); when
+ * this isolate holds the page's posts rendered from an earlier read, the statement reads only ids and revisions, and
+ * a second one renders the posts that changed, if any (rendered-posts.ts).
  * Page links keep the filters (`?status=draft&page=2`), like Laravel's `withQueryString()`.
  */
 export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): Promise<PostPage> {
@@ -57,26 +122,9 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
     );
   }
   const where = and(...filters);
-  // The posts this page showed last time in this isolate, if it still holds them rendered: SQLite leaves those out
-  // unless they changed since (rendered-posts.ts).
   const pageKey = [ctx.workspaceId, input.status ?? "", input.label_id ?? "", page].join("|");
-  const known = knownPosts(ctx, lastPageIds(pageKey));
-  // One statement: the count, joined with the page's ids (sorted and limited before any JSON is built), each
-  // expanded to its whole resource. An empty page still returns the count row (id null).
-  const rows = await ctx.db.all<PostResourceRow & { total: number }>(sql`
-    SELECT c.total AS total, ${POST_RESOURCE_COLUMNS}
-    FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
-    CROSS JOIN ${knownSource(known)}
-    LEFT JOIN (
-      SELECT posts.id AS id, posts.scheduled_at AS scheduled_at, posts.created_at AS created_at, posts.rowid AS rid
-      FROM posts WHERE ${where}
-      ORDER BY posts.scheduled_at DESC, posts.created_at DESC, posts.rowid DESC
-      LIMIT ${POSTS_PER_PAGE} OFFSET ${(page - 1) * POSTS_PER_PAGE}
-    ) page ON 1
-    LEFT JOIN posts ON posts.id = page.id
-    ORDER BY page.scheduled_at DESC, page.created_at DESC, page.rid DESC`);
-  const total = rows[0]?.total ?? 0;
-  const data = presentPostRows(ctx, rows, known);
+  const held = heldPosts(ctx, lastPageIds(pageKey));
+  const { total, data } = held.size ? await readPageReusing(ctx, where, page, held) : await readPage(ctx, where, page);
   rememberPage(
     pageKey,
     data.map((post) => post.id),

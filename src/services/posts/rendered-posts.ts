@@ -9,16 +9,15 @@ import type { PostResource } from "../../presenters/post";
  * labels as JSON, the JSON crosses the D1 binding, and the Worker parses and presents it. Every change to anything a
  * resource shows moves `posts.revision` forward — database triggers do it, whoever writes
  * (migrations/0001_post_revisions.sql) — so a resource rendered at revision R is still exact while the row says R.
- * A read therefore tells its one statement which `id:revision` pairs it already holds, and SQLite leaves those
- * posts' resource columns NULL (src/services/posts/load-posts.ts). The revision is checked in the same statement
- * that reads the page, so a reuse is never staler than the read itself.
+ * `GET /api/posts` uses this: when it holds a page's posts from an earlier read, it reads only the page's ids and
+ * revisions and renders just the posts whose revision moved (src/services/posts/list-posts.ts).
  *
  * Entries also expire after `RENDERED_POST_TTL_MS`, which bounds what a change outside the triggers' reach could
  * cost. A rendered resource is shared between requests: nothing may mutate it.
  */
 export const RENDERED_POST_TTL_MS = 60_000;
 const RENDERED_POST_MAX = 500;
-/** Remembered list pages (their post ids), so the next read of the same page can name what it holds. */
+/** Remembered list pages (their post ids), so the next read of the same page knows which posts it may hold. */
 const PAGE_MAX = 200;
 
 interface RenderedPost {
@@ -32,13 +31,10 @@ interface RenderedPost {
 const rendered = new Map<string, RenderedPost>();
 const pages = new Map<string, string[]>();
 
-/** What a statement may leave unrendered: `,id:revision,…,` for SQL, and the resources behind those tokens. */
-export interface KnownPosts {
-  tokens: string;
-  resources: Map<string, PostResource>;
+export interface HeldPost {
+  revision: number;
+  resource: PostResource;
 }
-
-export const revisionToken = (id: string, revision: number) => `${id}:${revision}`;
 
 const mediaBaseOf = (ctx: ServiceContext) => mediaPublicUrl(ctx.config, ctx.origin, "");
 
@@ -49,19 +45,19 @@ function setBounded<V>(map: Map<string, V>, key: string, value: V, max: number):
 }
 
 /**
- * A snapshot of the rendered resources this isolate holds for `ids`. The caller keeps it across its statement, so an
- * entry replaced or evicted meanwhile by another request cannot change what this one returns.
+ * The rendered resources this isolate holds for `ids`, by id — a snapshot: an entry replaced or evicted by another
+ * request meanwhile does not change what the caller holds.
  */
-export function knownPosts(ctx: ServiceContext, ids: Iterable<string>): KnownPosts {
+export function heldPosts(ctx: ServiceContext, ids: Iterable<string>): Map<string, HeldPost> {
   const mediaBase = mediaBaseOf(ctx);
   const now = Date.now();
-  const resources = new Map<string, PostResource>();
+  const held = new Map<string, HeldPost>();
   for (const id of ids) {
     const entry = rendered.get(id);
     if (!entry || entry.mediaBase !== mediaBase || now - entry.renderedAt > RENDERED_POST_TTL_MS) continue;
-    resources.set(revisionToken(id, entry.revision), entry.resource);
+    held.set(id, { revision: entry.revision, resource: entry.resource });
   }
-  return { tokens: `,${[...resources.keys()].join(",")},`, resources };
+  return held;
 }
 
 export function rememberRendered(ctx: ServiceContext, id: string, revision: number, resource: PostResource): void {
