@@ -79,7 +79,7 @@ const bare = await startWorker({
   env: WORKER_ENV,
 });
 try {
-  const { key, postId, newestPostId, labelId } = await seed(app.base);
+  const { key, postId, labelId } = await seed(app.base);
   const auth = { Authorization: `Bearer ${key}` };
   // POST /api/posts writes into a workspace of its own, so the listed workspace keeps its 20 posts all session.
   const writer = await seed(app.base, { posts: 0 });
@@ -173,19 +173,21 @@ try {
     });
   }
   // The list's two other paths: a page this isolate has not read yet (another filter, the same 15 posts) is one full
-  // statement; a page read before in which one post changed is the light statement plus one rendering that post.
+  // statement; a page read before in which posts changed is the light statement plus one rendering those posts.
   queries.push({
     route: "GET /api/posts?label_id=… (the same page, first read in this isolate)",
     n: await queriesOf(app.base, "GET", `/api/posts?label_id=${labelId}`, key),
   });
-  const edit = await fetch(`${app.base}/api/posts/${newestPostId}`, {
+  // A change the list did not render itself (an edit through PUT /api/posts answers with the post, which refreshes
+  // the isolate's rendering): a label every post carries is renamed, so all 15 are rendered again.
+  const rename = await fetch(`${app.base}/api/labels/${labelId}`, {
     method: "PUT",
     headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ content: "Bench post, edited" }),
+    body: JSON.stringify({ name: "renamed", color: "#654321" }),
   });
-  if (!edit.ok) throw new Error(`PUT /api/posts/{post} → ${edit.status} ${await edit.text()}`);
+  if (!rename.ok) throw new Error(`PUT /api/labels/{label} → ${rename.status} ${await rename.text()}`);
   queries.push({
-    route: "GET /api/posts after one of its 15 posts changed",
+    route: "GET /api/posts after a label its 15 posts carry was renamed",
     n: await queriesOf(app.base, "GET", "/api/posts", key),
   });
   const b = bundle();
