@@ -1,6 +1,7 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
+import { setBounded } from "../../lib/bounded-map";
 import { sha256Hex } from "../../lib/crypto";
 import { InFlight } from "../../lib/shared-wait";
 import { countKeyRequest, dropKeyLease, type ThrottleResult } from "./throttle-leases";
@@ -27,9 +28,7 @@ interface KnownKey {
 const knownKeys = new Map<string, KnownKey>();
 
 function remember(hash: string, key: KnownKey): void {
-  knownKeys.delete(hash);
-  if (knownKeys.size >= KEY_CACHE_MAX) knownKeys.delete(knownKeys.keys().next().value as string);
-  knownKeys.set(hash, key);
+  setBounded(knownKeys, hash, key, KEY_CACHE_MAX);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ServiceContext } from "../../context";
+import { setBounded } from "../../lib/bounded-map";
 import { mediaPublicUrl } from "../../lib/media-url";
 import type { PostResource } from "../../presenters/post";
 
@@ -37,12 +38,6 @@ export interface HeldPost {
 }
 
 const mediaBaseOf = (ctx: ServiceContext) => mediaPublicUrl(ctx.config, ctx.origin, "");
-
-function setBounded<V>(map: Map<string, V>, key: string, value: V, max: number): void {
-  map.delete(key);
-  if (map.size >= max) map.delete(map.keys().next().value as string);
-  map.set(key, value);
-}
 
 /**
  * The rendered resources this isolate holds for `ids`, by id — a snapshot: an entry replaced or evicted by another
