@@ -271,8 +271,11 @@ ${today()} · ${machine()} · local Queues, consumer \`max_batch_size: 10\`, \`m
 
 The claim and the batched sends (100 per \`sendBatch\`) finish inside the tick; the rest is the local queue handing
 batches of 10 to the consumer (per message: claim UPDATE, account and media reads, the platform call, one D1 batch for
-row + post status). Earlier runs on the same machine: 19.2 s and 22.7 s (the second with vitest running alongside),
-0 duplicates each. Not measured here: throttled or failing platforms (covered by tests), media uploads, and
+row + post status). Earlier runs on the same machine: 18.8 s, 19.2 s and 22.7 s (the last with vitest running
+alongside), 0 duplicates each. Since the post-revision triggers (migrations/0001_post_revisions.sql: every status
+write to a row or a post also moves the post's revision, one more row written), four other runs took 20.3–24.5 s; in
+runs interleaved with the commit before the triggers, 18.9 s and 20.6 s before against 20.3 s and 24.5 s after —
+about 10–15 % slower here, the price of the list's rendered-post reuse (bench/RESULTS.md, http). Not measured here: throttled or failing platforms (covered by tests), media uploads, and
 production Queues concurrency (which scales consumers; local dev does not).`;
 }
 
