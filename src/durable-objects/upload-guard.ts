@@ -1,4 +1,5 @@
 import { DurableObject } from "cloudflare:workers";
+import { retryAfterSecondsUntil } from "../lib/time";
 
 /**
  * One instance per name; each is single-threaded, so its answers are the single authority across isolates.
@@ -30,7 +31,7 @@ const windowStartOf = (nowMs: number, windowSeconds: number) =>
 
 /** Whole seconds (at least 1) until the window that started at `windowStart` ends. */
 const secondsLeft = (windowStart: number, windowSeconds: number, nowMs: number) =>
-  Math.max(1, Math.ceil((windowStart + windowSeconds * 1000 - nowMs) / 1000));
+  retryAfterSecondsUntil(windowStart + windowSeconds * 1000, nowMs);
 
 export class UploadGuard extends DurableObject<Cloudflare.Env> {
   #sql: SqlStorage;

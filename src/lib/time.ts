@@ -2,6 +2,10 @@
 
 const pad = (n: number) => String(n).padStart(2, "0");
 
+/** Whole seconds from `nowMs` until `untilMs`, at least 1: a `Retry-After` for a wait that ends then. */
+export const retryAfterSecondsUntil = (untilMs: number, nowMs: number): number =>
+  Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
+
 /** `Y-m-d H:i:s` in UTC. */
 export function formatYmdHis(ms: number): string;
 export function formatYmdHis(ms: number | null | undefined): string | null;

@@ -1,3 +1,4 @@
+import { retryAfterSecondsUntil } from "../../lib/time";
 import { type AdapterAccount, type AdapterMedia, type Metric, PlatformError } from "../types";
 import type { LiErrorBody, LiShareStatistics, LiVideo } from "./types";
 
@@ -86,7 +87,7 @@ export function errorMessage(body: LiErrorBody | null, status: number): string {
 export function secondsUntilUtcMidnight(nowMs: number): number {
   const d = new Date(nowMs);
   const next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
-  return Math.max(1, Math.ceil((next - nowMs) / 1000));
+  return retryAfterSecondsUntil(next, nowMs);
 }
 
 /** `?q=organizationalEntity&organizationalEntity=<org>&shares=List(<urn>)` (or `ugcPosts=` for ugcPost URNs). */

@@ -1,6 +1,7 @@
 import type { KeyHits, WindowResult } from "../../durable-objects/upload-guard";
 import { takeApiKeyHits } from "../../lib/rate-limit";
 import { InFlight, waitShared } from "../../lib/shared-wait";
+import { retryAfterSecondsUntil } from "../../lib/time";
 
 /**
  * The per-key throttle, counted by the key's Durable Object and spent locally in small leases.
@@ -72,7 +73,7 @@ function spendLeased(keyId: string, limit: number, now: number): ThrottleResult 
     allowed: true,
     limit,
     remaining: lease.remainingAfter + lease.left,
-    retryAfterSeconds: Math.max(1, Math.ceil((lease.windowEnd - now) / 1000)),
+    retryAfterSeconds: retryAfterSecondsUntil(lease.windowEnd, now),
   };
 }
 
