@@ -44,6 +44,11 @@ const pageRows = (where: SQL | undefined, page: number) => sql`(
       LIMIT ${POSTS_PER_PAGE} OFFSET ${(page - 1) * POSTS_PER_PAGE}
     ) page`;
 const PAGE_ORDER = sql`ORDER BY page.scheduled_at DESC, page.created_at DESC, page.rid DESC`;
+/** The one-row count every page statement starts from, so an empty page still answers its total. */
+const countRow = (where: SQL | undefined) => sql`(SELECT count(*) AS total FROM posts WHERE ${where}) c`;
+
+/** A row that found its post: on an empty page the LEFT JOINs leave only the count row, with `id` null. */
+const hasPost = <R extends { id: string | null }>(row: R): row is R & { id: string } => row.id !== null;
 
 interface PageRead {
   total: number;
@@ -57,13 +62,13 @@ interface PageRead {
 async function readPage(ctx: WorkspaceContext, where: SQL | undefined, page: number): Promise<PageRead> {
   const rows = await ctx.db.all<PostResourceRow & { total: number }>(sql`
     SELECT c.total AS total, ${POST_RESOURCE_COLUMNS}
-    FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
+    FROM ${countRow(where)}
     LEFT JOIN ${pageRows(where, page)} ON 1
     LEFT JOIN posts ON posts.id = page.id
     ${PAGE_ORDER}`);
   return {
     total: rows[0]?.total ?? 0,
-    data: rows.flatMap((row) => (row.id === null ? [] : [presentPostRow(ctx, { ...row, id: row.id })])),
+    data: rows.filter(hasPost).map((row) => presentPostRow(ctx, row)),
   };
 }
 
@@ -81,19 +86,20 @@ async function readPageReusing(
 ): Promise<PageRead> {
   const rows = await ctx.db.all<{ total: number; id: string | null; revision: number | null }>(sql`
     SELECT c.total AS total, page.id AS id, page.revision AS revision
-    FROM (SELECT count(*) AS total FROM posts WHERE ${where}) c
+    FROM ${countRow(where)}
     LEFT JOIN ${pageRows(where, page)} ON 1
     ${PAGE_ORDER}`);
   const current = (id: string, revision: number | null) => {
     const post = held.get(id);
     return post && post.revision === revision ? post.resource : undefined;
   };
-  const stale = rows.flatMap((r) => (r.id === null || current(r.id, r.revision) ? [] : [r.id]));
+  const found = rows.filter(hasPost);
+  const stale = found.filter((r) => !current(r.id, r.revision)).map((r) => r.id);
   const rendered = new Map((stale.length ? await loadPostResources(ctx, stale) : []).map((post) => [post.id, post]));
   return {
     total: rows[0]?.total ?? 0,
-    data: rows.flatMap((r) => {
-      const post = r.id === null ? undefined : (current(r.id, r.revision) ?? rendered.get(r.id));
+    data: found.flatMap((r) => {
+      const post = current(r.id, r.revision) ?? rendered.get(r.id);
       return post ? [post] : [];
     }),
   };
