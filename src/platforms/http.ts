@@ -1,4 +1,5 @@
-import { PlatformError } from "./types";
+import { guardedFetch, OutboundRefusedError } from "../lib/outbound-guard";
+import { type AdapterContext, PlatformError } from "./types";
 
 /** Shared HTTP helpers for adapters: reading bodies safely and turning throttle hints into seconds. */
 
@@ -48,6 +49,37 @@ export async function platformFetch(
     return await fetcher(input, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
   } catch (err) {
     const reason = err instanceof Error && err.name === "TimeoutError" ? "timed out" : "could not be reached";
+    throw new PlatformError("transient", `${platformLabel} ${reason}.`);
+  }
+}
+
+/** Answers of a platform's JSON API are read whole; past this size the answer is not what the API promises. */
+export const PLATFORM_RESPONSE_MAX_BYTES = 1024 * 1024;
+
+/**
+ * `platformFetch` for hosts the account chose (Bluesky PDS and video service, Mastodon instance): the shared
+ * outbound guard checks every hop (public addresses, ports 80/443, at most 3 redirects; docs/security.md) and bounds
+ * the answer's size. A refused address fails the row for good; a timeout or unreachable host is transient.
+ */
+export async function guardedPlatformFetch(
+  actx: AdapterContext,
+  platformLabel: string,
+  input: string,
+  init: RequestInit = {},
+  timeoutMs = 30_000,
+): Promise<Response> {
+  try {
+    return await guardedFetch(input, init, {
+      allowPrivate: actx.config.MEDIA_FETCH_ALLOW_PRIVATE,
+      timeoutMs,
+      maxResponseBytes: PLATFORM_RESPONSE_MAX_BYTES,
+      fetcher: actx.fetch,
+    });
+  } catch (err) {
+    if (!(err instanceof OutboundRefusedError)) throw err;
+    if (err.kind === "refused" || err.kind === "redirects")
+      throw new PlatformError("permanent", `The ${platformLabel} server address is not allowed: ${err.message}`);
+    const reason = err.kind === "timeout" ? "timed out" : "could not be reached";
     throw new PlatformError("transient", `${platformLabel} ${reason}.`);
   }
 }

@@ -1,4 +1,4 @@
-import { platformFetch, readJson, retryAfterSeconds, secondsUntilEpoch } from "../http";
+import { guardedPlatformFetch, readJson, retryAfterSeconds, secondsUntilEpoch } from "../http";
 import { type AdapterContext, PlatformError } from "../types";
 import type { XrpcErrorBody } from "./types";
 
@@ -35,8 +35,8 @@ export async function xrpcRaw(actx: AdapterContext, call: XrpcCall): Promise<Res
     body = JSON.stringify(call.json);
     headers["Content-Type"] = "application/json";
   } else if (call.contentType) headers["Content-Type"] = call.contentType;
-  return platformFetch(
-    actx.fetch,
+  return guardedPlatformFetch(
+    actx,
     LABEL,
     xrpcUrl(call.host, call.nsid, call.query),
     { method: call.method ?? (body === undefined ? "GET" : "POST"), headers, body },

@@ -1,4 +1,4 @@
-import { platformFetch, readJson, retryAfterSeconds, secondsUntilIso } from "../http";
+import { guardedPlatformFetch, readJson, retryAfterSeconds, secondsUntilIso } from "../http";
 import { type AdapterContext, PlatformError } from "../types";
 import { multipartParts } from "./transform";
 import type { MastodonError } from "./types";
@@ -23,8 +23,8 @@ export async function mastodonRaw(actx: AdapterContext, call: MastodonCall): Pro
     body = JSON.stringify(call.json);
     headers["Content-Type"] = "application/json";
   }
-  return platformFetch(
-    actx.fetch,
+  return guardedPlatformFetch(
+    actx,
     LABEL,
     `${call.instance}${call.path}`,
     { method: call.method ?? (body === undefined ? "GET" : "POST"), headers: { ...headers, ...call.headers }, body },

@@ -33,6 +33,9 @@ export async function listSocialAccounts(ctx: WorkspaceContext) {
   return rows.map(presentSocialAccount);
 }
 
+/** Account servers are the client's choice: the outbound guard's policy (docs/security.md). */
+const outboundPolicy = (ctx: WorkspaceContext) => ({ allowPrivate: ctx.config.MEDIA_FETCH_ALLOW_PRIVATE });
+
 const DEFAULT_BLUESKY_SERVICE = "https://bsky.social";
 
 /** Connects an account from credentials obtained elsewhere (OAuth done by the caller, or app passwords). */
@@ -48,6 +51,7 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
     const service = String(meta.service ?? DEFAULT_BLUESKY_SERVICE).replace(/\/+$/, "");
     meta.service = service;
     const session = await verifyBluesky(
+      outboundPolicy(ctx),
       service,
       input.credentials.identifier ?? "",
       input.credentials.app_password ?? "",
@@ -60,7 +64,7 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
   } else if (input.platform === "mastodon") {
     const instance = String(meta.instance ?? "").replace(/\/+$/, "");
     meta.instance = instance;
-    const account = await verifyMastodon(instance, input.credentials.access_token ?? "");
+    const account = await verifyMastodon(outboundPolicy(ctx), instance, input.credentials.access_token ?? "");
     platformUserId = account.id;
     avatarUrl = avatarUrl ?? account.avatar;
     credentials = { access_token: input.credentials.access_token };

@@ -1,59 +1,102 @@
 import { AppError } from "../../lib/errors";
+import { guardedFetch, type OutboundPolicy, OutboundRefusedError, readGuardedJson } from "../../lib/outbound-guard";
 import type { AccountCredentials } from "./credentials";
 
 /**
- * Bluesky and Mastodon accounts are verified against their own server when connected (decisions §4).
- * Failures are the caller's input problem: 422 on the credentials field.
+ * Bluesky and Mastodon accounts are verified against their own server when connected (decisions §4). The server
+ * is the client's choice, so every call goes through the outbound guard (docs/security.md): public addresses on
+ * ports 80/443 only, every redirect hop checked, 15 s, answers bounded to `VERIFY_RESPONSE_MAX_BYTES`.
+ * Failures are the caller's input problem: 422 on the field at fault — the server address when it is refused,
+ * unreachable or answers something that is not what the protocol promises, the credentials when they are rejected.
  */
+export const VERIFY_TIMEOUT_MS = 15_000;
+export const VERIFY_RESPONSE_MAX_BYTES = 64 * 1024;
+
 const invalid = (field: string, message: string) =>
   new AppError("validation", message, { errors: { [field]: [message] } });
 
-async function safeFetch(url: string, init: RequestInit): Promise<Response | null> {
+interface ServerAnswer<T> {
+  ok: boolean;
+  status: number;
+  /** The JSON body, or null when the answer was not JSON (or too large). */
+  body: T | null;
+}
+
+async function askServer<T>(
+  policy: OutboundPolicy,
+  field: string,
+  label: string,
+  url: string,
+  init: RequestInit,
+): Promise<ServerAnswer<T>> {
   try {
-    return await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
-  } catch {
-    return null;
+    const res = await guardedFetch(url, init, {
+      ...policy,
+      timeoutMs: VERIFY_TIMEOUT_MS,
+      maxResponseBytes: VERIFY_RESPONSE_MAX_BYTES,
+    });
+    return { ok: res.ok, status: res.status, body: await readGuardedJson<T>(res) };
+  } catch (err) {
+    if (err instanceof OutboundRefusedError) {
+      if (err.kind === "refused") throw invalid(field, `The ${label} address is not allowed: ${err.message}`);
+      if (err.kind === "too_large" || err.kind === "redirects")
+        throw invalid(field, `The ${label} did not answer as the protocol expects.`);
+      throw invalid(field, `The ${label} could not be reached.`);
+    }
+    throw err;
   }
 }
 
-export async function verifyBluesky(service: string, identifier: string, appPassword: string) {
-  const res = await safeFetch(`${service}/xrpc/com.atproto.server.createSession`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({ identifier, password: appPassword }),
-  });
-  if (!res) throw invalid("meta.service", "The Bluesky server could not be reached.");
-  if (!res.ok) throw invalid("credentials", "Bluesky rejected the identifier or app password.");
-  const body = (await res.json()) as { did?: string; handle?: string; accessJwt?: string; refreshJwt?: string };
-  if (!body.did || !body.accessJwt || !body.refreshJwt)
-    throw invalid("credentials", "Bluesky returned an unexpected session.");
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const str = (v: unknown) => (typeof v === "string" ? v : undefined);
+
+export async function verifyBluesky(policy: OutboundPolicy, service: string, identifier: string, appPassword: string) {
+  const res = await askServer<unknown>(
+    policy,
+    "meta.service",
+    "Bluesky server",
+    `${service}/xrpc/com.atproto.server.createSession`,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ identifier, password: appPassword }),
+    },
+  );
+  // XRPC errors are JSON `{error, message}`; anything else (an HTML page, a redirect loop) is not a PDS.
+  if (!res.ok && res.status >= 400 && res.status < 500 && isObject(res.body))
+    throw invalid("credentials", "Bluesky rejected the identifier or app password.");
+  const body = isObject(res.body) ? res.body : {};
+  const did = str(body.did);
+  const accessJwt = str(body.accessJwt);
+  const refreshJwt = str(body.refreshJwt);
+  if (!res.ok || !did?.startsWith("did:") || !accessJwt || !refreshJwt)
+    throw invalid("meta.service", "The Bluesky server did not answer as the protocol expects.");
   const creds: AccountCredentials = {
     identifier,
     app_password: appPassword,
-    access_jwt: body.accessJwt,
-    refresh_jwt: body.refreshJwt,
+    access_jwt: accessJwt,
+    refresh_jwt: refreshJwt,
   };
-  return { did: body.did, handle: body.handle ?? identifier, credentials: creds };
+  return { did, handle: str(body.handle) ?? identifier, credentials: creds };
 }
 
-export async function verifyMastodon(instance: string, accessToken: string) {
-  const res = await safeFetch(`${instance}/api/v1/accounts/verify_credentials`, {
-    headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" },
-  });
-  if (!res) throw invalid("meta.instance", "The Mastodon instance could not be reached.");
-  if (!res.ok) throw invalid("credentials.access_token", "The Mastodon instance rejected the access token.");
-  const body = (await res.json()) as {
-    id?: string;
-    username?: string;
-    acct?: string;
-    display_name?: string;
-    avatar?: string;
-  };
-  if (!body.id) throw invalid("credentials.access_token", "The Mastodon instance returned an unexpected account.");
+export async function verifyMastodon(policy: OutboundPolicy, instance: string, accessToken: string) {
+  const res = await askServer<unknown>(
+    policy,
+    "meta.instance",
+    "Mastodon instance",
+    `${instance}/api/v1/accounts/verify_credentials`,
+    { headers: { Authorization: `Bearer ${accessToken}`, Accept: "application/json" } },
+  );
+  if (res.status === 401 || res.status === 403)
+    throw invalid("credentials.access_token", "The Mastodon instance rejected the access token.");
+  const body = isObject(res.body) ? res.body : {};
+  const id = str(body.id);
+  if (!res.ok || !id) throw invalid("meta.instance", "The Mastodon instance did not answer as the protocol expects.");
   return {
-    id: body.id,
-    username: body.acct ?? body.username ?? "",
-    displayName: body.display_name ?? "",
-    avatar: body.avatar ?? null,
+    id,
+    username: str(body.acct) ?? str(body.username) ?? "",
+    displayName: str(body.display_name) ?? "",
+    avatar: str(body.avatar) ?? null,
   };
 }
