@@ -41,6 +41,30 @@ export interface PublishRequest {
   /** Row meta: Pinterest `board_id`, TikTok `privacy_level`, title, … */
   meta: Record<string, unknown>;
   account: AdapterAccount;
+  /**
+   * The "no post twice" checkpoint (docs/publishing.md): what an earlier attempt of this row saved, and how to
+   * save before an irreversible call. Absent when an adapter is called outside the publish job (then nothing is
+   * resumed or saved).
+   */
+  checkpoint?: PublishCheckpoint;
+  /**
+   * This delivery is the last one the queue makes: an adapter that would ask for a later re-check of a post the
+   * network already accepted (TikTok in moderation) settles now instead.
+   */
+  finalAttempt?: boolean;
+}
+
+/** JSON the adapter chooses; kept on the row (`publish_state`) until it settles. */
+export type PublishState = Record<string, unknown>;
+
+export interface PublishCheckpoint {
+  /** What the last attempt of this same request saved, or null (first attempt, or the post was edited since). */
+  readonly saved: PublishState | null;
+  /**
+   * Durably records `state` (replacing what was saved) before the adapter makes a call it cannot take back.
+   * Throws when this delivery no longer holds the row's claim, so a stale delivery never makes that call.
+   */
+  save(state: PublishState): Promise<void>;
 }
 
 export interface PublishResult {

@@ -8,6 +8,7 @@ import { adapterFor } from "../platforms";
 import {
   type AdapterContext,
   type AdapterMedia,
+  type PublishCheckpoint,
   PlatformError,
   type PublishRequest,
   type PublishResult,
@@ -18,12 +19,14 @@ import { PUBLISH_ERRORS } from "./errors";
 import type { PublishMessage } from "./messages";
 import { isFinalAttempt, PUBLISH_MAX_RETRIES, retryDelaySeconds } from "./retry-policy";
 import {
+  ClaimLost,
   claimPendingRow,
   markRowFailed,
   markRowPublished,
   noteRetry,
   type RowRecord,
   reclaimPublishingRow,
+  savePublishState,
 } from "./rows";
 
 /** What the queue transport does with the message afterwards. */
@@ -67,7 +70,8 @@ export async function publishRow(
 
   const actx = createAdapterContext(ctx, opts.adapterContext);
   try {
-    const result = await publishClaimed(ctx, actx, row, claimedBefore);
+    const finalAttempt = isFinalAttempt(attempt, opts.maxRetries ?? PUBLISH_MAX_RETRIES);
+    const result = await publishClaimed(ctx, actx, row, claimedBefore, finalAttempt);
     await markRowPublished(ctx, row, result);
     log("info", "publish_succeeded", { post_platform_id: row.id, platform: row.platform, attempt });
     return { action: "ack", result: "published" };
@@ -88,6 +92,10 @@ async function handleFailure(
   let message: string;
   let transient = false;
   let hint: number | undefined;
+  if (err instanceof ClaimLost) {
+    log("warn", "publish_claim_lost", { post_platform_id: row.id, platform: row.platform, attempt });
+    return skipped();
+  }
   if (err instanceof RowFailure) {
     message = err.message;
   } else if (err instanceof PlatformError) {
@@ -116,6 +124,7 @@ async function publishClaimed(
   actx: AdapterContext,
   row: RowRecord,
   claimedBefore: boolean,
+  finalAttempt: boolean,
 ): Promise<PublishResult> {
   const post = await ctx.db.select().from(posts).where(eq(posts.id, row.postId)).get();
   if (!post) throw new RowFailure(PUBLISH_ERRORS.unexpected);
@@ -145,6 +154,7 @@ async function publishClaimed(
   };
   if (needsRefresh(adapter, loaded, ctx.now())) await refresh();
 
+  const checkpoint = await checkpointFor(ctx, row, post.content ?? "", items, meta);
   const request = (): PublishRequest => ({
     postPlatformId: row.id,
     contentType: row.contentType,
@@ -152,6 +162,8 @@ async function publishClaimed(
     media: items,
     meta,
     account: loaded.account,
+    checkpoint,
+    finalAttempt,
   });
   // A token rejected by the platform is refreshed once; a second rejection ends the session.
   const withAuth = async <T>(call: () => Promise<T>): Promise<T> => {
@@ -176,6 +188,46 @@ async function publishClaimed(
     }
   }
   return withAuth(() => adapter.publish(actx, request()));
+}
+
+/**
+ * The row's publish checkpoint. What was saved is offered back only for the same request (content, type, media,
+ * meta): a post edited after a lost attempt is a new post, and an old handle must not publish the old text.
+ */
+async function checkpointFor(
+  ctx: ServiceContext,
+  row: RowRecord,
+  content: string,
+  items: AdapterMedia[],
+  meta: Record<string, unknown>,
+): Promise<PublishCheckpoint> {
+  const request = await requestFingerprint(row.contentType, content, items, meta);
+  const stored = row.publishState;
+  const saved =
+    stored && stored.request === request && stored.state && typeof stored.state === "object"
+      ? (stored.state as Record<string, unknown>)
+      : null;
+  let current = saved;
+  return {
+    get saved() {
+      return current;
+    },
+    async save(state) {
+      await savePublishState(ctx, row, { request, state });
+      current = state;
+    },
+  };
+}
+
+async function requestFingerprint(
+  contentType: string,
+  content: string,
+  items: AdapterMedia[],
+  meta: Record<string, unknown>,
+): Promise<string> {
+  const text = JSON.stringify([contentType, content, items.map((m) => m.id), meta]);
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 function checkRules(

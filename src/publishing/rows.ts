@@ -58,6 +58,7 @@ export async function markRowPublished(ctx: ServiceContext, row: RowRecord, resu
         platformUrl: result.platformUrl,
         publishedAt: now,
         errorMessage: null,
+        publishState: null,
         updatedAt: now,
       })
       .where(and(eq(postPlatforms.id, row.id), ne(postPlatforms.status, "published"))),
@@ -70,7 +71,9 @@ export async function markRowFailed(ctx: ServiceContext, row: RowRecord, message
   await ctx.db.batch([
     ctx.db
       .update(postPlatforms)
-      .set({ status: "failed", errorMessage: message, updatedAt: now })
+      // A failure the job decided ends what was saved: a user's retry of the failed row starts afresh. (Rows the
+      // sweeper or the dead-letter consumer fail keep it, so a later retry still resumes from the handle.)
+      .set({ status: "failed", errorMessage: message, publishState: null, updatedAt: now })
       .where(
         and(
           eq(postPlatforms.id, row.id),
@@ -80,6 +83,28 @@ export async function markRowFailed(ctx: ServiceContext, row: RowRecord, message
       ),
     recomputePostStatus(ctx.db, row.postId, now),
   ]);
+}
+
+/** The claim moved on to another delivery: this one must not call the network any more. */
+export class ClaimLost extends Error {}
+
+/**
+ * Saves the publish checkpoint before an irreversible platform call, fenced on the claim like every other write.
+ * Throws ClaimLost when this delivery no longer holds the row.
+ */
+export async function savePublishState(ctx: ServiceContext, row: RowRecord, state: Record<string, unknown>) {
+  const saved = await ctx.db
+    .update(postPlatforms)
+    .set({ publishState: state, updatedAt: ctx.now() })
+    .where(
+      and(
+        eq(postPlatforms.id, row.id),
+        eq(postPlatforms.status, "publishing"),
+        eq(postPlatforms.attempts, row.attempts),
+      ),
+    )
+    .returning({ id: postPlatforms.id });
+  if (saved.length === 0) throw new ClaimLost("The row was claimed by another delivery.");
 }
 
 /** Keeps the row in `publishing` until the retry, remembering the last error (shown if retries run out). */

@@ -1,6 +1,12 @@
 import { env } from "cloudflare:workers";
 import { loadConfig } from "../../src/config";
-import type { AdapterAccount, AdapterContext, AdapterMedia } from "../../src/platforms/types";
+import type {
+  AdapterAccount,
+  AdapterContext,
+  AdapterMedia,
+  PublishCheckpoint,
+  PublishState,
+} from "../../src/platforms/types";
 
 /**
  * An AdapterContext for calling adapters directly in tests: real Config from the test bindings (platform hosts
@@ -76,3 +82,22 @@ export const mediaItem = (type: "image" | "video", n = 1): AdapterMedia => ({
   height: null,
   originalFilename: "f",
 });
+
+/**
+ * A publish checkpoint kept in memory, as the publish job keeps it on the row: what `save` stored is what the next
+ * attempt gets as `saved` (pass the same checkpoint to both calls).
+ */
+export function memoryCheckpoint(saved: PublishState | null = null): PublishCheckpoint & { saves: PublishState[] } {
+  const saves: PublishState[] = [];
+  let current = saved;
+  return {
+    saves,
+    get saved() {
+      return current;
+    },
+    async save(state) {
+      saves.push(state);
+      current = state;
+    },
+  };
+}

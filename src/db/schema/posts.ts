@@ -62,6 +62,11 @@ export const postPlatforms = sqliteTable(
     /** Set when a publish attempt claims the row; used for the one-hour timeout and duplicate protection. */
     claimedAt: integer("claimed_at"),
     attempts: integer("attempts").notNull().default(0),
+    /**
+     * What the last publish attempt handed the network before its irreversible call (docs/publishing.md, "No post
+     * is ever made twice"); null until then and again once the row settles. Not presented.
+     */
+    publishState: text("publish_state", { mode: "json" }).$type<Record<string, unknown>>(),
     position: integer("position").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),

@@ -1,3 +1,4 @@
+import { type CreateSent, couldNotConfirm, LOOKUP_SKEW_MS, savedState, saveState } from "../checkpoint";
 import { readJson } from "../http";
 import { refreshedFromTokenResponse } from "../oauth";
 import { registerAdapter } from "../registry";
@@ -7,8 +8,10 @@ import {
   type AdapterMedia,
   type PlatformAdapter,
   PlatformError,
+  type PublishRequest,
+  type PublishResult,
 } from "../types";
-import { fixedChunks, x, xError } from "./api";
+import { fixedChunks, x, xError, xRaw } from "./api";
 import { comparableText, mediaPlan, metricsFromPublic, tweetBody, tweetUrl } from "./transform";
 import type {
   CreateTweetResponse,
@@ -21,8 +24,8 @@ import type {
 
 const CHUNK_BYTES = 1024 * 1024;
 const STATUS_POLL_MAX = 120;
-/** A retry looks for a tweet with the same text posted this recently. */
-const FIND_EXISTING_WINDOW_MS = 6 * 60 * 60 * 1000;
+/** The smallest page X's user timeline allows (5–100): the look-up reads as little as it can. */
+const LOOKUP_MAX_RESULTS = "5";
 
 function tokenOf(account: AdapterAccount): string {
   const token = account.credentials.access_token;
@@ -81,11 +84,52 @@ async function waitForProcessing(actx: AdapterContext, token: string, id: string
   if (info && info.state !== "succeeded") throw new PlatformError("transient", "X is still processing the media.");
 }
 
+/**
+ * X has no idempotency key and its create answer is the only handle. Before the create call the adapter saves
+ * "sent at T"; a retry after that looks at the account's own posts since T (start_time, one page of 5, no
+ * replies/retweets) for the same text (links ignored: X rewrites them). Returns null when there is none, and
+ * "unknown" when X will not let the app look (403 on access tiers without read access) or the account id is missing.
+ */
+async function findSentTweet(
+  actx: AdapterContext,
+  req: PublishRequest,
+  sentAt: number,
+): Promise<PublishResult | null | "unknown"> {
+  const userId = req.account.platformUserId;
+  if (!userId) return "unknown";
+  const res = await xRaw(actx, {
+    path: `/2/users/${encodeURIComponent(userId)}/tweets`,
+    token: tokenOf(req.account),
+    query: {
+      start_time: new Date(sentAt - LOOKUP_SKEW_MS).toISOString().replace(/\.\d{3}Z$/, "Z"),
+      max_results: LOOKUP_MAX_RESULTS,
+      exclude: "retweets,replies",
+      "tweet.fields": "created_at",
+    },
+  });
+  if (res.status === 403) {
+    await res.body?.cancel();
+    return "unknown";
+  }
+  if (!res.ok) throw await xError(res, actx.now());
+  const out = (await readJson<UserTweetsResponse>(res)) ?? {};
+  const wanted = comparableText(req.content);
+  const match = out.data?.find((t) => comparableText(t.text) === wanted);
+  return match ? { platformPostId: match.id, platformUrl: tweetUrl(req.account.username, match.id) } : null;
+}
+
 export const xAdapter: PlatformAdapter = {
   platform: "x",
 
   async publish(actx, req) {
     const token = tokenOf(req.account);
+    const sent = savedState<CreateSent>(req);
+    if (sent?.create_sent_at) {
+      // An earlier attempt sent the create call and lost its answer: the post may exist.
+      const found = await findSentTweet(actx, req, sent.create_sent_at);
+      if (found === "unknown") throw couldNotConfirm("X");
+      if (found) return found;
+    }
     const mediaIds: string[] = [];
     for (const m of req.media) {
       const plan = mediaPlan(m.type, m.mimeType);
@@ -95,6 +139,7 @@ export const xAdapter: PlatformAdapter = {
           : await uploadSimple(actx, token, m, plan.category),
       );
     }
+    await saveState(req, { create_sent_at: actx.now() } satisfies CreateSent);
     const out = await x<CreateTweetResponse>(actx, {
       path: "/2/tweets",
       token,
@@ -102,26 +147,6 @@ export const xAdapter: PlatformAdapter = {
     });
     if (!out.data?.id) throw new PlatformError("transient", "X returned no post id.");
     return { platformPostId: out.data.id, platformUrl: tweetUrl(req.account.username, out.data.id) };
-  },
-
-  /**
-   * X has no idempotency key. Before a retry of a row that may have reached X, look for a recent tweet of the
-   * account with the same text (links ignored: X rewrites them).
-   */
-  async findExisting(actx, req) {
-    const userId = req.account.platformUserId;
-    const wanted = comparableText(req.content);
-    if (!userId || !wanted) return null;
-    const out = await x<UserTweetsResponse>(actx, {
-      path: `/2/users/${encodeURIComponent(userId)}/tweets`,
-      token: tokenOf(req.account),
-      query: { max_results: "100", exclude: "retweets,replies", "tweet.fields": "created_at" },
-    });
-    const since = actx.now() - FIND_EXISTING_WINDOW_MS;
-    const match = out.data?.find(
-      (t) => comparableText(t.text) === wanted && (!t.created_at || Date.parse(t.created_at) >= since),
-    );
-    return match ? { platformPostId: match.id, platformUrl: tweetUrl(req.account.username, match.id) } : null;
   },
 
   async refresh(actx, account) {

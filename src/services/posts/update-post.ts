@@ -195,6 +195,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
         displayAvatar: account.avatarUrl ?? "",
         claimedAt: null,
         attempts: 0,
+        publishState: null,
         position: ++position,
         createdAt: now,
         updatedAt: now,

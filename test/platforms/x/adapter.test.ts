@@ -12,7 +12,9 @@ import {
   readRow,
   seedPost,
 } from "../../publishing/support";
-import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { memoryCheckpoint, storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { failAfterHandling } from "../../support/fake-fetch";
+import { platformRejection } from "../../support/fakes/fake-kit";
 
 let fakes: Fakes;
 beforeEach(() => {
@@ -95,12 +97,66 @@ describe("X adapter against the fake", () => {
     });
   });
 
-  it("finds a tweet an earlier attempt created (links rewritten by X)", async () => {
-    const req = request("Launch day https://example.com/very/long/link");
-    expect(await xAdapter.findExisting!(testAdapterContext(), req)).toBeNull();
-    const created = await xAdapter.publish(testAdapterContext(), req);
-    fakes.x.tweets.get(created.platformPostId)!.text = "Launch day https://t.co/Zz1";
-    expect(await xAdapter.findExisting!(testAdapterContext(), req)).toEqual(created);
+  it("a retry after a lost create answer finds the tweet (links rewritten by X), reading one page of 5", async () => {
+    const checkpoint = memoryCheckpoint();
+    const req = { ...request("Launch day https://example.com/very/long/link"), checkpoint };
+    failAfterHandling("POST", "/2/tweets", { kind: "timeout" });
+    await expect(platformRejection(xAdapter.publish(testAdapterContext(), req))).resolves.toMatchObject({
+      kind: "transient",
+      message: "X timed out.",
+    });
+    const [tweet] = [...fakes.x.tweets.values()];
+    tweet!.text = "Launch day https://t.co/Zz1";
+    expect(checkpoint.saves).toEqual([{ create_sent_at: expect.any(Number) }]);
+
+    expect(await xAdapter.publish(testAdapterContext(), req)).toEqual({
+      platformPostId: tweet!.id,
+      platformUrl: `https://x.com/alice_x/status/${tweet!.id}`,
+    });
+    expect(fakes.x.tweets.size).toBe(1);
+    const lookups = fakes.x.calls.filter((c) => c.path === "/2/users/1234567890/tweets");
+    expect(lookups).toHaveLength(1);
+    expect(lookups[0]!.url.searchParams.get("max_results")).toBe("5");
+    expect(Date.parse(lookups[0]!.url.searchParams.get("start_time")!)).toBeLessThanOrEqual(
+      checkpoint.saves[0]!.create_sent_at as number,
+    );
+    expect(lookups[0]!.url.searchParams.get("exclude")).toBe("retweets,replies");
+  });
+
+  it("a retry whose earlier attempt never sent the create posts without reading anything", async () => {
+    fakes.x.readAccess = false;
+    const checkpoint = memoryCheckpoint();
+    const video = await storeTestMedia("video", new Uint8Array(1024).fill(3));
+    const req = { ...request("video first", [video]), checkpoint };
+    fakes.x.inject("POST /2/media/upload/initialize", fakes.x.unavailable(503));
+    await expect(platformRejection(xAdapter.publish(testAdapterContext(), req))).resolves.toMatchObject({
+      kind: "transient",
+    });
+    const result = await xAdapter.publish(testAdapterContext(), req);
+    expect(fakes.x.tweets.size).toBe(1);
+    expect(result.platformPostId).toBe([...fakes.x.tweets.keys()][0]);
+    expect(fakes.x.timelineReads).toBe(0);
+  });
+
+  it("when X will not let the app read (403 client-not-enrolled), a lost create ends as could-not-confirm", async () => {
+    fakes.x.readAccess = false;
+    const checkpoint = memoryCheckpoint();
+    const req = { ...request("no read access"), checkpoint };
+    failAfterHandling("POST", "/2/tweets", { kind: "drop" });
+    await expect(platformRejection(xAdapter.publish(testAdapterContext(), req))).resolves.toMatchObject({
+      kind: "transient",
+      message: "X could not be reached.",
+    });
+    expect(await platformRejection(xAdapter.publish(testAdapterContext(), req))).toEqual({
+      name: "PlatformError",
+      kind: "permanent",
+      message:
+        "Could not confirm whether the post was published: the answer from X was lost. Check X before retrying.",
+      retryAfterSeconds: undefined,
+      status: undefined,
+    });
+    expect(fakes.x.tweets.size).toBe(1);
+    expect(fakes.x.timelineReads).toBe(1);
   });
 
   it("reads public metrics", async () => {

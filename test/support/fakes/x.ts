@@ -45,6 +45,10 @@ export class FakeX extends ScriptedFake {
   /** STATUS polls answering in_progress before succeeded/failed (video and GIF). */
   processingPolls = 1;
   processingFailure: string | null = null;
+  /** False for access tiers that may post but not read (the timeline answers 403 client-not-enrolled). */
+  readAccess = true;
+  timelineReads = 0;
+  postsRead = 0;
   private nextId = 1800000000000000000n;
 
   install(): () => void {
@@ -167,17 +171,52 @@ export class FakeX extends ScriptedFake {
       });
     }
     const timeline = /^\/2\/users\/(\d+)\/tweets$/.exec(url.pathname);
-    if (req.method === "GET" && timeline) {
-      const data = [...this.tweets.values()]
-        .reverse()
-        .slice(0, Number(url.searchParams.get("max_results") ?? 10))
-        .map((t) => ({ id: t.id, text: t.text, created_at: t.created_at, edit_history_tweet_ids: [t.id] }));
-      return this.respond(
-        200,
-        data.length ? { data, meta: { result_count: data.length } } : { meta: { result_count: 0 } },
-      );
-    }
+    if (req.method === "GET" && timeline) return this.userTimeline(url);
     return this.respond(404, problem(404, "Not Found Error", "Not found"));
+  }
+
+  /**
+   * GET /2/users/:id/tweets. Tiers without read access answer 403 "client-not-enrolled"; max_results must be
+   * 5–100 (default 10); start_time (RFC 3339) bounds created_at; newest first. Every post returned is counted in
+   * `postsRead` (X bills and caps reads per post).
+   */
+  private userTimeline(url: URL) {
+    this.timelineReads += 1;
+    if (!this.readAccess) {
+      return this.respond(403, {
+        client_id: "30000001",
+        detail:
+          "When authenticating requests to the Twitter API v2 endpoints, you must use keys and tokens from a Twitter developer App that is attached to a Project. You can create a project via the developer portal.",
+        registration_url: "https://developer.twitter.com/en/docs/projects/overview",
+        title: "Client Forbidden",
+        required_enrollment: "Appropriate Level of API Access",
+        reason: "client-not-enrolled",
+        type: "https://api.twitter.com/2/problems/client-forbidden",
+      });
+    }
+    const max = Number(url.searchParams.get("max_results") ?? 10);
+    if (!Number.isInteger(max) || max < 5 || max > 100) {
+      return this.respond(400, {
+        errors: [
+          {
+            parameters: { max_results: [String(url.searchParams.get("max_results"))] },
+            message: `The \`max_results\` query parameter value [${url.searchParams.get("max_results")}] is not between 5 and 100`,
+          },
+        ],
+        title: "Invalid Request",
+        detail: "One or more parameters to your request was invalid.",
+        type: "https://api.twitter.com/2/problems/invalid-request",
+      });
+    }
+    const start = url.searchParams.get("start_time");
+    const since = start ? Date.parse(start) : Number.NEGATIVE_INFINITY;
+    const data = [...this.tweets.values()]
+      .reverse()
+      .filter((t) => Date.parse(t.created_at) >= since)
+      .slice(0, max)
+      .map((t) => ({ id: t.id, text: t.text, created_at: t.created_at, edit_history_tweet_ids: [t.id] }));
+    this.postsRead += data.length;
+    return this.respond(200, data.length ? { data, meta: { result_count: data.length } } : { meta: { result_count: 0 } });
   }
 
   private store(mediaType: string, totalBytes: number, category: string): StoredMedia {

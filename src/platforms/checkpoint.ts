@@ -1,0 +1,37 @@
+import { type PublishRequest, type PublishState, PlatformError } from "./types";
+
+/**
+ * Adapter side of the "no post twice" checkpoint (docs/publishing.md). An adapter saves what it handed the network
+ * before each call it cannot take back (a container id, a publish id, an upload session, or just "the create call
+ * was sent at T"), and on a retry resumes from what was saved: it asks the network about that handle instead of
+ * starting over.
+ */
+
+/** What an earlier attempt of this row saved (null on a first attempt or outside the publish job). */
+export function savedState<T extends PublishState>(req: PublishRequest): T | null {
+  return (req.checkpoint?.saved as T | null | undefined) ?? null;
+}
+
+/** Saves `state` before an irreversible call; a no-op outside the publish job. */
+export async function saveState(req: PublishRequest, state: PublishState): Promise<void> {
+  await req.checkpoint?.save(state);
+}
+
+/**
+ * The row's end when an earlier attempt may have created the post and the network offers no way to tell: the
+ * row fails with this message rather than risk a second post. Permanent, so the engine does not retry it.
+ */
+export function couldNotConfirm(network: string): PlatformError {
+  return new PlatformError(
+    "permanent",
+    `Could not confirm whether the post was published: the answer from ${network} was lost. Check ${network} before retrying.`,
+  );
+}
+
+/** Marker saved right before a create call whose answer is the only handle (X, LinkedIn, Pinterest, Facebook). */
+export interface CreateSent extends PublishState {
+  create_sent_at: number;
+}
+
+/** Posts made at or after this time can be the one a lost create call made (clock skew between us and them). */
+export const LOOKUP_SKEW_MS = 5 * 60_000;
