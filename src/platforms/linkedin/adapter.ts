@@ -1,4 +1,5 @@
 import type { Platform } from "../../catalog/platforms";
+import { savedState, saveState } from "../checkpoint";
 import { refreshedFromTokenResponse } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
@@ -58,23 +59,39 @@ async function uploadVideo(
   return init.video;
 }
 
+async function buildPostBody(ctx: AdapterContext, li: LinkedInApi, req: PublishRequest) {
+  const author = authorUrn(req.account);
+  const plan = planMedia(req.contentType, req.media);
+  let content: Record<string, unknown> | undefined;
+  if (plan.kind === "images") {
+    content = imageContent(await uploadImages(ctx, li, author, plan.images));
+  } else if (plan.kind === "video") {
+    const title = typeof req.meta.title === "string" && req.meta.title ? req.meta.title : undefined;
+    content = videoContent(await uploadVideo(ctx, li, author, plan.video), title);
+  }
+  return postBody(author, req.content, content);
+}
+
 function createLinkedInAdapter(platform: Extract<Platform, "linkedin" | "linkedin-page">): PlatformAdapter {
   const adapter: PlatformAdapter = {
     platform,
 
     async publish(ctx, req) {
       const li = api(ctx, req.account);
-      const author = authorUrn(req.account);
-      const plan = planMedia(req.contentType, req.media);
-      let content: Record<string, unknown> | undefined;
-      if (plan.kind === "images") {
-        content = imageContent(await uploadImages(ctx, li, author, plan.images));
-      } else if (plan.kind === "video") {
-        const title = typeof req.meta.title === "string" && req.meta.title ? req.meta.title : undefined;
-        content = videoContent(await uploadVideo(ctx, li, author, plan.video), title);
+      // A retry after the create call was sent resends the very same body (same media URNs): LinkedIn either
+      // creates it (the first never arrived) or answers DUPLICATE_POST naming the post the first call made.
+      const sent = savedState<{ post_body: Record<string, unknown> }>(req);
+      const body = sent?.post_body ?? (await buildPostBody(ctx, li, req));
+      if (!sent) await saveState(req, { post_body: body });
+      const created = await li.createPost(body);
+      if (created.duplicate && !sent) {
+        throw new PlatformError(
+          "permanent",
+          `LinkedIn refused the post as a duplicate of an earlier one: ${postUrl(created.urn)}`,
+          { status: 422 },
+        );
       }
-      const urn = await li.createPost(postBody(author, req.content, content));
-      return { platformPostId: urn, platformUrl: postUrl(urn) };
+      return { platformPostId: created.urn, platformUrl: postUrl(created.urn) };
     },
 
     async refresh(ctx, account) {

@@ -1,6 +1,6 @@
 import { platformFetch, readJson, retryAfterSeconds } from "../http";
 import { type AdapterContext, PlatformError } from "../types";
-import { errorMessage, secondsUntilUtcMidnight, shareStatisticsQuery, videoState } from "./transform";
+import { duplicateOf, errorMessage, secondsUntilUtcMidnight, shareStatisticsQuery, videoState } from "./transform";
 import type {
   LiErrorBody,
   LiImageUploadInit,
@@ -131,13 +131,26 @@ export class LinkedInApi {
     throw new PlatformError("transient", "LinkedIn is still processing the video.");
   }
 
-  /** `POST /rest/posts` → 201, empty body, the post URN in `x-restli-id`. */
-  async createPost(body: Record<string, unknown>): Promise<string> {
-    const res = await this.call("POST", "/rest/posts", body);
+  /**
+   * `POST /rest/posts` → 201, empty body, the post URN in `x-restli-id`. LinkedIn refuses a post identical to a
+   * recent one of the same author with 422 DUPLICATE_POST naming that post: returned as `duplicate`.
+   */
+  async createPost(body: Record<string, unknown>): Promise<{ urn: string; duplicate: boolean }> {
+    const res = await platformFetch(this.ctx.fetch, LINKEDIN_LABEL, `${this.ctx.config.LINKEDIN_API_URL}/rest/posts`, {
+      method: "POST",
+      headers: this.headers({ "content-type": "application/json" }),
+      body: JSON.stringify(body),
+    });
+    if (!res.ok) {
+      const err = await readJson<LiErrorBody>(res);
+      const existing = res.status === 422 ? duplicateOf(err) : null;
+      if (existing) return { urn: existing, duplicate: true };
+      throw linkedInError(res, err, this.ctx.now(), this.token);
+    }
     await res.body?.cancel();
     const urn = res.headers.get("x-restli-id") ?? res.headers.get("x-linkedin-id");
     if (!urn) throw new PlatformError("permanent", "LinkedIn accepted the post but returned no post id.");
-    return urn;
+    return { urn, duplicate: false };
   }
 
   shareStatistics(orgUrn: string, postUrn: string): Promise<LiShareStatistics> {

@@ -4,9 +4,28 @@ import type { LiErrorBody, LiShareStatistics, LiVideo } from "./types";
 
 /** Pure request/response mapping for LinkedIn posts (platforms.md §1–2). */
 
-/** "Little text format": reserved characters are backslash-escaped, else LinkedIn truncates or garbles the text. */
+/**
+ * "Little text format" (learn.microsoft.com/linkedin/marketing/community-management/shares/little-text-format):
+ * reserved characters are backslash-escaped, else LinkedIn truncates or garbles the text — except the `#` that
+ * starts a hashtag: an unescaped `#tag` is little's HashtagElement, the hashtag LinkedIn links; an escaped one is
+ * plain text. A hashtag `#` follows the start or a non-word character and is followed by a letter or digit.
+ */
 export function escapeLittleText(text: string): string {
-  return text.replace(/[\\|{}@[\]()<>#*_~]/g, (c) => `\\${c}`);
+  return text.replace(/[\\|{}@[\]()<>#*_~]/g, (c, offset: number) =>
+    c === "#" && startsHashtag(text, offset) ? c : `\\${c}`,
+  );
+}
+
+function startsHashtag(text: string, at: number): boolean {
+  const before = at === 0 ? "" : text[at - 1]!;
+  return !/[\p{L}\p{N}_&]/u.test(before) && /^[\p{L}\p{N}]/u.test(text.slice(at + 1, at + 3));
+}
+
+/** The post a 422 DUPLICATE_POST names ("Content is a duplicate of urn:li:share:123"), if it names one. */
+export function duplicateOf(body: LiErrorBody | null): string | null {
+  const codes = body?.errorDetails?.inputErrors?.map((e) => e.code) ?? [];
+  if (!codes.includes("DUPLICATE_POST") && !/duplicate/i.test(body?.message ?? "")) return null;
+  return /urn:li:(?:share|ugcPost):\d+/.exec(body?.message ?? "")?.[0] ?? null;
 }
 
 /** `urn:li:person:<id>` for members, `urn:li:organization:<meta.organization_id or platform id>` for pages. */

@@ -36,6 +36,8 @@ export interface LiErrorBody {
   serviceErrorCode?: number;
   code?: string;
   message?: string;
+  /** 422 validation details, e.g. `{inputErrors: [{code: "DUPLICATE_POST", description: "Duplicate post is detected"}]}`. */
+  errorDetails?: { inputErrors?: Array<{ code?: string; description?: string }> };
 }
 
 /** `organizationalEntityShareStatistics` element. */

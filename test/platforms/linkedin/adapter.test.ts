@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
-import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
-import { platformFailure } from "../../support/fakes/fake-kit";
+import { memoryCheckpoint, storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { failAfterHandling } from "../../support/fake-fetch";
+import { platformFailure, platformRejection } from "../../support/fakes/fake-kit";
 import { fakeLinkedIn, type LinkedInFake, linkedInError, linkedInThrottle } from "../../support/fakes/linkedin";
 import type { RecordedCall } from "../../support/fakes/meta";
 
@@ -42,7 +43,7 @@ function request(overrides: Partial<Parameters<typeof member.publish>[1]> = {}) 
 }
 
 describe("LinkedIn publish", () => {
-  it("publishes a text post with escaped little-text commentary and reads the id from x-restli-id", async () => {
+  it("publishes a text post with escaped little-text commentary (hashtags left as hashtags), id from x-restli-id", async () => {
     const result = await member.publish(testAdapterContext(), request({ content: "Launch (beta) #today @team" }));
     expect(result).toEqual({
       platformPostId: "urn:li:share:7400000000000000001",
@@ -56,7 +57,7 @@ describe("LinkedIn publish", () => {
         headers: JSON_HEADERS,
         body: {
           author: "urn:li:person:abc123",
-          commentary: "Launch \\(beta\\) \\#today \\@team",
+          commentary: "Launch \\(beta\\) #today \\@team",
           visibility: "PUBLIC",
           distribution: DISTRIBUTION,
           lifecycleState: "PUBLISHED",
@@ -64,6 +65,38 @@ describe("LinkedIn publish", () => {
         },
       },
     ]);
+  });
+
+  it("a first post identical to a recent one fails with LinkedIn's DUPLICATE_POST, naming the earlier post", async () => {
+    const first = await member.publish(testAdapterContext(), request({ content: "Same words" }));
+    expect(await platformRejection(member.publish(testAdapterContext(), request({ content: "Same words" })))).toEqual({
+      name: "PlatformError",
+      kind: "permanent",
+      message: `LinkedIn refused the post as a duplicate of an earlier one: ${first.platformUrl}`,
+      retryAfterSeconds: undefined,
+      status: 422,
+    });
+    expect(fake.posts).toHaveLength(1);
+  });
+
+  it("a retry after a lost answer resends the saved body without uploading again; DUPLICATE_POST is the post", async () => {
+    const image = await storeTestMedia("image");
+    const checkpoint = memoryCheckpoint();
+    const req = request({ content: "Once only #launch", media: [image], checkpoint });
+    failAfterHandling("POST", "/rest/posts", { kind: "status", status: 504, body: { message: "Gateway Timeout" } });
+    await expect(platformRejection(member.publish(testAdapterContext(), req))).resolves.toMatchObject({
+      kind: "transient",
+      status: 504,
+    });
+    expect(fake.posts).toHaveLength(1);
+    const callsBefore = fake.calls.length;
+    expect(await member.publish(testAdapterContext(), req)).toEqual({
+      platformPostId: fake.posts[0]!.urn,
+      platformUrl: `https://www.linkedin.com/feed/update/${fake.posts[0]!.urn}`,
+    });
+    expect(fake.posts).toHaveLength(1);
+    // Only the create call again: no second image upload.
+    expect(fake.calls.slice(callsBefore).map((c) => `${c.method} ${c.path}`)).toEqual(["POST /rest/posts"]);
   });
 
   it("uploads one image (initializeUpload → PUT) and posts it as content.media", async () => {

@@ -34,6 +34,12 @@ describe("LinkedIn transform", () => {
     );
   });
 
+  it("leaves the # of a hashtag unescaped (little's HashtagElement) and escapes every other #", () => {
+    expect(escapeLittleText("#launch day: C# and #1, a#b, # alone, (#日本) &#38; #_x")).toBe(
+      "#launch day: C\\# and #1, a\\#b, \\# alone, \\(#日本\\) &\\#38; \\#\\_x",
+    );
+  });
+
   it("builds author URNs for members and pages", () => {
     expect(authorUrn(testAccount("linkedin", { platformUserId: "yrZCpj2Z12" }))).toBe("urn:li:person:yrZCpj2Z12");
     expect(authorUrn(testAccount("linkedin-page", { platformUserId: "2414183" }))).toBe("urn:li:organization:2414183");

@@ -10,7 +10,8 @@ import { type Override, type RecordedCall, recordRequest, takeOverride } from ".
  * - images: initializeUpload → PUT to the returned upload URL; video: initializeUpload with parts of `partSize`
  *   bytes (4 MiB real, small in tests) → PUT each part (ETag header) → finalizeUpload (ETags in order) →
  *   `GET /rest/videos/{urn}` WAITING_UPLOAD/PROCESSING → AVAILABLE | PROCESSING_FAILED;
- * - `POST /rest/posts` → 201 with empty body and the URN in `x-restli-id`;
+ * - `POST /rest/posts` → 201 with empty body and the URN in `x-restli-id`; the same author posting the same
+ *   commentary and content again → 422 DUPLICATE_POST naming the first post;
  * - organizationalEntityShareStatistics; refresh_token grant with OAuth error bodies.
  * Every request (both origins) is recorded in `calls`; created posts in `posts`.
  */
@@ -292,6 +293,24 @@ export class LinkedInFake {
           `Accessing this ${asset.kind} resource is forbidden for the author.`,
         );
       }
+    }
+    // LinkedIn refuses a post identical to a recent one of the same author, naming it (the shape integrators see).
+    const same = this.posts.find(
+      (p) =>
+        p.body.author === author &&
+        p.body.commentary === body.commentary &&
+        JSON.stringify(p.body.content ?? null) === JSON.stringify(body.content ?? null),
+    );
+    if (same) {
+      return json(
+        {
+          errorDetailType: "com.linkedin.common.error.BadRequest",
+          message: `com.linkedin.content.common.exception.BadRequestResponseException: Content is a duplicate of ${same.urn}`,
+          errorDetails: { inputErrors: [{ description: "Duplicate post is detected", input: {}, code: "DUPLICATE_POST" }] },
+          status: 422,
+        },
+        422,
+      );
     }
     const kind = ids.some((id) => id.startsWith("urn:li:video:")) ? "ugcPost" : "share";
     const urn = `urn:li:${kind}:${this.next()}`;
