@@ -1,4 +1,4 @@
-import { type PublishRequest, type PublishState, PlatformError } from "./types";
+import { PlatformError, type PublishRequest, type PublishState } from "./types";
 
 /**
  * Adapter side of the "no post twice" checkpoint (docs/publishing.md). An adapter saves what it handed the network

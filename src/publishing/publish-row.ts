@@ -8,8 +8,8 @@ import { adapterFor } from "../platforms";
 import {
   type AdapterContext,
   type AdapterMedia,
-  type PublishCheckpoint,
   PlatformError,
+  type PublishCheckpoint,
   type PublishRequest,
   type PublishResult,
 } from "../platforms/types";

@@ -150,8 +150,7 @@ describe("X adapter against the fake", () => {
     expect(await platformRejection(xAdapter.publish(testAdapterContext(), req))).toEqual({
       name: "PlatformError",
       kind: "permanent",
-      message:
-        "Could not confirm whether the post was published: the answer from X was lost. Check X before retrying.",
+      message: "Could not confirm whether the post was published: the answer from X was lost. Check X before retrying.",
       retryAfterSeconds: undefined,
       status: undefined,
     });

@@ -306,7 +306,9 @@ export class LinkedInFake {
         {
           errorDetailType: "com.linkedin.common.error.BadRequest",
           message: `com.linkedin.content.common.exception.BadRequestResponseException: Content is a duplicate of ${same.urn}`,
-          errorDetails: { inputErrors: [{ description: "Duplicate post is detected", input: {}, code: "DUPLICATE_POST" }] },
+          errorDetails: {
+            inputErrors: [{ description: "Duplicate post is detected", input: {}, code: "DUPLICATE_POST" }],
+          },
           status: 422,
         },
         422,

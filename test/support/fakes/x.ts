@@ -216,7 +216,10 @@ export class FakeX extends ScriptedFake {
       .slice(0, max)
       .map((t) => ({ id: t.id, text: t.text, created_at: t.created_at, edit_history_tweet_ids: [t.id] }));
     this.postsRead += data.length;
-    return this.respond(200, data.length ? { data, meta: { result_count: data.length } } : { meta: { result_count: 0 } });
+    return this.respond(
+      200,
+      data.length ? { data, meta: { result_count: data.length } } : { meta: { result_count: 0 } },
+    );
   }
 
   private store(mediaType: string, totalBytes: number, category: string): StoredMedia {
