@@ -9,24 +9,19 @@ import type { MediaKind } from "../catalog/platforms";
 import { type ByteSource, peek } from "./byte-source";
 import { type DetectedType, detectType, readDimensions, SNIFF_BYTES, storedFormat } from "./sniff";
 import { putStream, readAll, TooLargeError } from "./storage";
-import { InvalidImageError, transcodeToJpeg } from "./transcode";
+import { checkEncodable, InvalidImageError, MAX_JPEG_DIMENSION, transcodeToJpeg } from "./transcode";
 
 export interface IngestLimits {
   imageMaxBytes: number;
   videoMaxBytes: number;
   maxPixels: number;
   /**
-   * Lower pixel limit for the images that must be decoded whole (WebP, interlaced PNG): their decoded pixels and the
-   * codec's working copy both live in the isolate's 128 MB.
+   * Lower pixel limit for WebP, the one format decoded whole: its decoded pixels and the codec's working copy both
+   * live in the isolate's 128 MB (measured: bench/RESULTS.md, "Hostile images").
    */
   maxFullDecodePixels: number;
   /** Kinds the destination accepts (decisions §8); a detected type outside it is rejected before it is stored. */
   accept: ReadonlySet<MediaKind>;
-}
-
-/** WebP and interlaced PNG cannot be streamed row by row (IHDR interlace byte at file offset 28). */
-function decodedWhole(mime: string, bytes: Uint8Array): boolean {
-  return mime === "image/webp" || (mime === "image/png" && bytes[28] === 1);
 }
 
 export interface StoredMedia {
@@ -45,7 +40,8 @@ export type RejectReason =
   | "not_accepted"
   | "too_large"
   | "invalid_image"
-  | "too_many_pixels";
+  | "too_many_pixels"
+  | "too_wide";
 
 export const NOT_ACCEPTED_MESSAGE = "No enabled platform on this post accepts this media type.";
 
@@ -69,7 +65,18 @@ export const rejectMessages = {
   invalid_image: () => "The media field must be a valid image.",
   too_many_pixels: (maxPixels: number) =>
     `The media field has invalid image dimensions: at most ${maxPixels} pixels are supported.`,
+  too_wide: () =>
+    `The media field has invalid image dimensions: at most ${MAX_JPEG_DIMENSION} pixels per side are supported.`,
 };
+
+/** Longest client file name kept (R2 custom metadata and D1 `original_filename`); longer ones are cut. */
+export const MAX_FILENAME_CHARS = 255;
+
+/** `name` cut to MAX_FILENAME_CHARS characters (code points, so a surrogate pair is never split). */
+export function boundedFilename(name: string): string {
+  if (name.length <= MAX_FILENAME_CHARS) return name;
+  return Array.from(name).slice(0, MAX_FILENAME_CHARS).join("");
+}
 
 const reject = (reason: RejectReason, message: string) => new MediaRejectedError(reason, message);
 
@@ -90,6 +97,7 @@ export async function ingestMedia(
   opts: { filename: string; limits: IngestLimits; detected?: DetectedType },
 ): Promise<StoredMedia> {
   const { limits } = opts;
+  const filename = boundedFilename(opts.filename);
   let source = input;
   let detected = opts.detected;
   if (!detected) ({ detected, source } = await sniff(input));
@@ -99,8 +107,8 @@ export async function ingestMedia(
   }
   const stored = storedFormat(detected.mime);
   const path = `medias/${crypto.randomUUID()}.${stored.ext}`;
-  const customMetadata = { original_filename: opts.filename };
-  const base = { path, type: detected.kind, mimeType: stored.mime, originalFilename: opts.filename };
+  const customMetadata = { original_filename: filename };
+  const base = { path, type: detected.kind, mimeType: stored.mime, originalFilename: filename };
 
   if (detected.kind === "video") {
     try {
@@ -128,10 +136,11 @@ export async function ingestMedia(
   let width = dims.width;
   let height = dims.height;
   if (detected.mime === "image/png" || detected.mime === "image/webp") {
-    // Decoding allocates 4 bytes per pixel (plus codec work space): refuse before touching the decoder.
-    const limit = decodedWhole(detected.mime, bytes)
-      ? Math.min(limits.maxPixels, limits.maxFullDecodePixels)
-      : limits.maxPixels;
+    // Refuse from the header, before touching a decoder: what a JPEG cannot hold (libjpeg's 65,500 per side), and
+    // more pixels than the isolate's memory allows (WebP is decoded whole, so its limit is lower).
+    if (checkEncodable(width, height)) throw reject("too_wide", rejectMessages.too_wide());
+    const limit =
+      detected.mime === "image/webp" ? Math.min(limits.maxPixels, limits.maxFullDecodePixels) : limits.maxPixels;
     if (width * height > limit) throw reject("too_many_pixels", rejectMessages.too_many_pixels(limit));
     try {
       const out = await transcodeToJpeg(detected.mime, bytes);

@@ -9,16 +9,21 @@
  * Guard rails: the build writes into an output buffer the size of its input (TJFLAG_NOREALLOC). Strips are
  * announced as 4 bytes per pixel (RGB rows fill the first 3/4) so the output may reach 4 bytes per pixel — uniform
  * noise at quality 100 with 4:2:0 needs ≈ 2 — and any failure discards the instance (its heap is not trusted again)
- * and lets the caller fall back to mozjpeg.
+ * and the file is refused (never retried with a whole-image encoder).
+ *
+ * Heap: the module is a copy whose memory starts at 2 MiB instead of the build's fixed 50 MiB
+ * (scripts/small-heap-wasm.mjs); it grows to ≈ one strip's input + output + libjpeg's working rows. The encoded
+ * bytes are copied out of the heap before the next call can reuse it.
  */
 import factory, { type LibJpegTurbo } from "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs";
-// Imported by path: the package exports the file as `./wasm`, which bundlers do not recognise as a `.wasm` module.
-import turboWasm from "../../node_modules/@cornerstonejs/codec-libjpeg-turbo-8bit/dist/libjpegturbowasm.wasm?module";
+// The package's module with a 2 MiB initial memory (scripts/small-heap-wasm.mjs).
+import turboWasm from "./wasm/libjpeg-turbo-enc.wasm?module";
 
 export const TJSAMP_420 = 2;
 
 let instance: Promise<LibJpegTurbo> | null = null;
 let memory: WebAssembly.Memory | null = null;
+let peak = 0;
 
 function load(): Promise<LibJpegTurbo> {
   if (instance) return instance;
@@ -42,12 +47,20 @@ function load(): Promise<LibJpegTurbo> {
   return instance;
 }
 
+/** The largest heap the encoder reached in this isolate. */
 export function turboHeapBytes(): number {
-  return memory?.buffer.byteLength ?? 0;
+  return Math.max(peak, memory?.buffer.byteLength ?? 0);
+}
+
+/** Forgets the instance so its memory can be collected (codecs.ts releaseLargeCodecHeaps). */
+export function releaseTurbo(): void {
+  peak = turboHeapBytes();
+  instance = null;
+  memory = null;
 }
 
 /**
- * Encodes `height` rows of RGBA pixels (alpha already flattened) as a baseline JPEG, quality 100, 4:2:0.
+ * Encodes `height` rows of RGB pixels (alpha already flattened) as a baseline JPEG, 4:2:0, standard tables.
  * `fill(rgb)` writes the rows as packed RGB into the encoder's own input buffer (no intermediate copy).
  */
 export async function encodeTurbo(
@@ -67,10 +80,10 @@ export async function encodeTurbo(
     encoder.setSubSampling(TJSAMP_420);
     encoder.encode();
     const out = encoder.getEncodedBuffer();
-    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+    // A copy: the view points into the heap, which the next encode reuses.
+    return new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
   } catch (err) {
-    instance = null; // never reuse a heap that saw a failure
-    memory = null;
+    releaseTurbo(); // never reuse a heap that saw a failure
     throw err;
   } finally {
     try {

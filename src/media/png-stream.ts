@@ -4,7 +4,9 @@
  * whole decoded image (which @jsquash/png's WASM decoder needs twice: in its heap and as the returned ImageData).
  * Rows come out as packed RGB with any alpha composited onto white.
  *
- * Interlaced (Adam7) PNGs are not handled here (`null`); the caller decodes them with @jsquash/png instead.
+ * Interlaced (Adam7) PNGs are decoded in bands: each band of output rows (at most BAND_BYTES of RGB) is filled by
+ * one pass over the whole compressed stream, keeping the pixels of every Adam7 pass that fall inside the band. Memory
+ * stays one band whatever the image size; time grows with the number of bands (one native inflate + unfilter each).
  */
 export class PngFormatError extends Error {
   constructor(message: string) {
@@ -21,6 +23,7 @@ export interface PngHeader {
 }
 
 interface Parsed extends PngHeader {
+  interlaced: boolean;
   palette: Uint8Array | null;
   alphaTable: Uint8Array | null;
   idat: Uint8Array[];
@@ -35,7 +38,7 @@ const VALID_DEPTHS: Record<number, number[]> = {
   6: [8, 16],
 };
 
-function parse(bytes: Uint8Array): Parsed | null {
+function parse(bytes: Uint8Array): Parsed {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   let i = 8;
   let header: PngHeader | null = null;
@@ -67,8 +70,7 @@ function parse(bytes: Uint8Array): Parsed | null {
   if (!header || header.width === 0 || header.height === 0) throw new PngFormatError("No image header.");
   if (idat.length === 0) throw new PngFormatError("No image data.");
   if (header.colorType === 3 && !palette) throw new PngFormatError("No palette.");
-  if (interlaced) return null;
-  return { ...header, palette, alphaTable, idat };
+  return { ...header, interlaced, palette, alphaTable, idat };
 }
 
 /** Reads exactly `n` bytes from an inflate stream into `into`; false when the stream ends first. */
@@ -141,8 +143,8 @@ type RowConverter = (line: Uint8Array, out: Uint8Array) => void;
  * nearly every PNG uses get tight loops of their own — 8-bit RGB is copied as it is, RGBA (8 or 16 bits) is
  * flattened in one pass; the rest share `toRgb`.
  */
-function rowConverter(p: Parsed): RowConverter {
-  const { width, bitDepth, colorType } = p;
+function rowConverter(p: Parsed, width: number): RowConverter {
+  const { bitDepth, colorType } = p;
   if (bitDepth === 8 && colorType === 2) return (line, out) => out.set(line);
   if (colorType === 6) {
     const step = bitDepth === 16 ? 2 : 1; // 16-bit samples: keep the high byte
@@ -162,12 +164,12 @@ function rowConverter(p: Parsed): RowConverter {
       }
     };
   }
-  return (line, out) => toRgb(p, line, out);
+  return (line, out) => toRgb(p, width, line, out);
 }
 
 /** Converts one unfiltered scanline of the other layouts (grey, grey + alpha, palette, 16-bit RGB) to packed RGB. */
-function toRgb(p: Parsed, line: Uint8Array, out: Uint8Array): void {
-  const { width, bitDepth, colorType } = p;
+function toRgb(p: Parsed, width: number, line: Uint8Array, out: Uint8Array): void {
+  const { bitDepth, colorType } = p;
   const step = bitDepth === 16 ? 2 : 1; // 16-bit samples: keep the high byte
   if (colorType === 3 || (colorType === 0 && bitDepth < 8)) {
     const perByte = 8 / bitDepth;
@@ -223,51 +225,139 @@ function toRgb(p: Parsed, line: Uint8Array, out: Uint8Array): void {
 }
 
 export interface PngRowReader extends PngHeader {
+  interlaced: boolean;
   /** Fills `out` with the next `rows` rows as packed RGB (3 × width bytes each). */
   readRows(rows: number, out: Uint8Array): Promise<void>;
   close(): Promise<void>;
 }
 
-/** A row reader over a complete PNG file, or null for an interlaced PNG. Throws PngFormatError on bad data. */
-export function openPng(bytes: Uint8Array): PngRowReader | null {
+/** Largest band of RGB rows an interlaced PNG is assembled in (see the file comment). */
+export const BAND_BYTES = 8 * 1024 * 1024;
+
+// Adam7: for each of the 7 passes, first column, first row, column step, row step.
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+/** Sequential reader of unfiltered scanlines of one (sub)image of `width` pixels, over a shared inflate stream. */
+class Scanlines {
+  private line: Uint8Array;
+  private prev: Uint8Array;
+  constructor(
+    private readonly input: { reader: ReadableStreamDefaultReader<Uint8Array>; state: { rest: Uint8Array } },
+    stride: number,
+    private readonly bpp: number,
+  ) {
+    this.line = new Uint8Array(1 + stride);
+    this.prev = new Uint8Array(1 + stride);
+  }
+  /** The next scanline's pixel bytes (valid until the next call). */
+  async next(): Promise<Uint8Array> {
+    let ok: boolean;
+    try {
+      ok = await readExactly(this.input.reader, this.input.state, this.line);
+    } catch {
+      throw new PngFormatError("Corrupt image data.");
+    }
+    if (!ok) throw new PngFormatError("Truncated image data.");
+    const data = this.line.subarray(1);
+    unfilter(this.line[0] as number, data, this.prev.subarray(1), this.bpp);
+    [this.line, this.prev] = [this.prev, this.line];
+    return data;
+  }
+}
+
+function inflate(p: Parsed) {
+  const stream = new Blob(p.idat as unknown as ArrayBuffer[]).stream().pipeThrough(new DecompressionStream("deflate"));
+  return { reader: stream.getReader(), state: { rest: new Uint8Array(0) } };
+}
+
+/** A row reader over a complete PNG file (interlaced or not). Throws PngFormatError on bad data. */
+export function openPng(bytes: Uint8Array, bandBytes = BAND_BYTES): PngRowReader {
   const p = parse(bytes);
-  if (!p) return null;
-  const channels = CHANNELS[p.colorType] as number;
-  const bitsPerPixel = channels * p.bitDepth;
-  const stride = Math.ceil((p.width * bitsPerPixel) / 8);
+  const bitsPerPixel = (CHANNELS[p.colorType] as number) * p.bitDepth;
+  const strideOf = (w: number) => Math.ceil((w * bitsPerPixel) / 8);
   const bpp = Math.max(1, bitsPerPixel >> 3);
-  const inflated = new Blob(p.idat as unknown as ArrayBuffer[])
-    .stream()
-    .pipeThrough(new DecompressionStream("deflate"));
-  const reader = inflated.getReader();
-  const state = { rest: new Uint8Array(0) };
-  let line = new Uint8Array(1 + stride);
-  let prev = new Uint8Array(1 + stride);
+  const header = { width: p.width, height: p.height, bitDepth: p.bitDepth, colorType: p.colorType };
+  const rowBytes = p.width * 3;
+  let input = inflate(p);
   let row = 0;
-  const convert = rowConverter(p);
+
+  if (!p.interlaced) {
+    const lines = new Scanlines(input, strideOf(p.width), bpp);
+    const convert = rowConverter(p, p.width);
+    return {
+      ...header,
+      interlaced: false,
+      async readRows(rows, out) {
+        for (let r = 0; r < rows; r++, row++) {
+          if (row >= p.height) throw new PngFormatError("Read past the last row.");
+          convert(await lines.next(), out.subarray(r * rowBytes, (r + 1) * rowBytes));
+        }
+      },
+      async close() {
+        await input.reader.cancel().catch(() => {});
+      },
+    };
+  }
+
+  const bandRows = Math.max(1, Math.min(p.height, Math.floor(bandBytes / rowBytes)));
+  const band = new Uint8Array(bandRows * rowBytes);
+  let bandStart = 0;
+  let bandEnd = 0; // rows [bandStart, bandEnd) are in `band`
+
+  /** One pass over the whole stream: keeps the pixels of rows [from, to) of every Adam7 pass. */
+  async function fillBand(from: number, to: number): Promise<void> {
+    if (from > 0) {
+      await input.reader.cancel().catch(() => {});
+      input = inflate(p);
+    }
+    const passRgb = new Uint8Array(rowBytes);
+    for (const [pass, [x0, y0, dx, dy]] of ADAM7.entries()) {
+      const w = Math.ceil((p.width - x0) / dx);
+      const h = Math.ceil((p.height - y0) / dy);
+      if (w <= 0 || h <= 0) continue; // an empty pass has no scanlines at all
+      // Rows of this pass at or after `to` are not needed; earlier ones must be read to unfilter the next.
+      const last = Math.min(h, Math.ceil((to - y0) / dy));
+      const lines = new Scanlines(input, strideOf(w), bpp);
+      const convert = rowConverter(p, w);
+      for (let r = 0; r < h; r++) {
+        if (r >= last && pass === ADAM7.length - 1) break; // nothing after this is needed
+        const line = await lines.next();
+        const y = y0 + r * dy;
+        if (y < from || r >= last) continue;
+        convert(line, passRgb);
+        const base = (y - from) * rowBytes;
+        for (let i = 0, x = x0; i < w; i++, x += dx) {
+          const d = base + x * 3;
+          band[d] = passRgb[i * 3] as number;
+          band[d + 1] = passRgb[i * 3 + 1] as number;
+          band[d + 2] = passRgb[i * 3 + 2] as number;
+        }
+      }
+    }
+    bandStart = from;
+    bandEnd = to;
+  }
+
   return {
-    width: p.width,
-    height: p.height,
-    bitDepth: p.bitDepth,
-    colorType: p.colorType,
+    ...header,
+    interlaced: true,
     async readRows(rows, out) {
       for (let r = 0; r < rows; r++, row++) {
         if (row >= p.height) throw new PngFormatError("Read past the last row.");
-        let ok: boolean;
-        try {
-          ok = await readExactly(reader, state, line);
-        } catch {
-          throw new PngFormatError("Corrupt image data.");
-        }
-        if (!ok) throw new PngFormatError("Truncated image data.");
-        const data = line.subarray(1);
-        unfilter(line[0] as number, data, prev.subarray(1), bpp);
-        convert(data, out.subarray(r * p.width * 3, (r + 1) * p.width * 3));
-        [line, prev] = [prev, line];
+        if (row >= bandEnd) await fillBand(row, Math.min(p.height, row + bandRows));
+        out.set(band.subarray((row - bandStart) * rowBytes, (row - bandStart + 1) * rowBytes), r * rowBytes);
       }
     },
     async close() {
-      await reader.cancel().catch(() => {});
+      await input.reader.cancel().catch(() => {});
     },
   };
 }

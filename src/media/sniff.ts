@@ -124,6 +124,35 @@ export function readDimensions(mime: MediaMime, b: Uint8Array): Dimensions | nul
 function webpDimensions(b: Uint8Array): Dimensions | null {
   if (b.length < 30) return null;
   const chunk = ascii(b, 12, 4);
+  if (chunk === "VP8X") {
+    const canvas = { width: u24le(b, 24) + 1, height: u24le(b, 27) + 1 };
+    // A still image's bitstream must match the canvas; the decoder allocates for the bitstream's own header, so
+    // a small canvas over a 16383 × 16383 frame must not pass. Animations (no VP8/VP8L chunk at the top level)
+    // are left to the decoder, which refuses them.
+    const frame = webpFrameDimensions(b);
+    if (frame && (frame.width !== canvas.width || frame.height !== canvas.height)) return null;
+    return canvas;
+  }
+  return webpBitstreamDimensions(b, 12);
+}
+
+/** Dimensions of the first top-level VP8/VP8L chunk after a VP8X header, or null if there is none. */
+function webpFrameDimensions(b: Uint8Array): Dimensions | null {
+  let at = 12;
+  while (at + 8 <= b.length) {
+    const type = ascii(b, at, 4);
+    const size = u16le(b, at + 4) + u16le(b, at + 6) * 65536;
+    if (type === "VP8 " || type === "VP8L") return webpBitstreamDimensions(b, at) ?? { width: 0, height: 0 };
+    at += 8 + size + (size & 1);
+  }
+  return null;
+}
+
+/** Width and height from the VP8 or VP8L chunk at `at`. */
+function webpBitstreamDimensions(whole: Uint8Array, at: number): Dimensions | null {
+  const b = whole.subarray(at - 12);
+  if (b.length < 30) return null;
+  const chunk = ascii(b, 12, 4);
   if (chunk === "VP8 ") {
     // Key frame start code, then 14-bit width and height.
     if (b[23] !== 0x9d || b[24] !== 0x01 || b[25] !== 0x2a) return null;
@@ -136,7 +165,6 @@ function webpDimensions(b: Uint8Array): Dimensions | null {
     const bits = (b[21] as number) | ((b[22] as number) << 8) | ((b[23] as number) << 16) | ((b[24] as number) << 24);
     return { width: (bits & 0x3fff) + 1, height: ((bits >>> 14) & 0x3fff) + 1 };
   }
-  if (chunk === "VP8X") return { width: u24le(b, 24) + 1, height: u24le(b, 27) + 1 };
   return null;
 }
 

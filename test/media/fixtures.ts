@@ -77,7 +77,7 @@ function crc32(bytes: Uint8Array): number {
   return (c ^ 0xffffffff) >>> 0;
 }
 
-function chunk(type: string, data: Uint8Array): Uint8Array {
+export function chunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);
   const dv = new DataView(out.buffer);
   dv.setUint32(0, data.length);
@@ -88,7 +88,7 @@ function chunk(type: string, data: Uint8Array): Uint8Array {
 }
 
 /** The PNG signature, the given chunks and IEND, as one file. */
-function pngFile(chunks: Uint8Array[]): Uint8Array {
+export function pngFile(chunks: Uint8Array[]): Uint8Array {
   return concatBytes([
     new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     ...chunks,
@@ -96,7 +96,7 @@ function pngFile(chunks: Uint8Array[]): Uint8Array {
   ]);
 }
 
-async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
+export async function deflate(bytes: Uint8Array): Promise<Uint8Array> {
   const stream = new Blob([bytes]).stream().pipeThrough(new CompressionStream("deflate"));
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
@@ -135,24 +135,56 @@ export async function makePng(
 
 /** Applies PNG filter `type` to one scanline (`prev` is the previous raw scanline; zeros for the first row). */
 function filterLine(type: number, line: Uint8Array, prev: Uint8Array, bpp: number): Uint8Array {
+  if (type === 0) return line.slice();
   const out = new Uint8Array(line.length);
   for (let i = 0; i < line.length; i++) {
     const a = i >= bpp ? (line[i - bpp] as number) : 0;
     const b = prev[i] as number;
-    const c = i >= bpp ? (prev[i - bpp] as number) : 0;
-    const p = a + b - c;
-    const pa = Math.abs(p - a);
-    const pb = Math.abs(p - b);
-    const pc = Math.abs(p - c);
-    const predictor = [0, a, b, (a + b) >> 1, pa <= pb && pa <= pc ? a : pb <= pc ? b : c][type] as number;
+    let predictor: number;
+    if (type === 1) predictor = a;
+    else if (type === 2) predictor = b;
+    else if (type === 3) predictor = (a + b) >> 1;
+    else {
+      const c = i >= bpp ? (prev[i - bpp] as number) : 0;
+      const pa = Math.abs(b - c);
+      const pb = Math.abs(a - c);
+      const pc = Math.abs(a + b - 2 * c);
+      predictor = pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+    }
     out[i] = ((line[i] as number) - predictor) & 255;
+  }
+  return out;
+}
+
+const ADAM7 = [
+  [0, 0, 8, 8],
+  [4, 0, 8, 8],
+  [0, 4, 4, 8],
+  [2, 0, 4, 4],
+  [0, 2, 2, 4],
+  [1, 0, 2, 2],
+  [0, 1, 1, 2],
+] as const;
+
+/** Pixels x0, x0+dx, … of a packed scanline, packed again (any bit depth). */
+function pickPixels(line: Uint8Array, width: number, bits: number, x0: number, dx: number): Uint8Array {
+  const count = Math.ceil((width - x0) / dx);
+  const out = new Uint8Array(Math.ceil((count * bits) / 8));
+  for (let i = 0; i < count; i++) {
+    const src = (x0 + i * dx) * bits;
+    for (let k = 0; k < bits; k++) {
+      const bit = ((line[(src + k) >> 3] as number) >> (7 - ((src + k) & 7))) & 1;
+      const dst = i * bits + k;
+      out[dst >> 3] = (out[dst >> 3] as number) | (bit << (7 - (dst & 7)));
+    }
   }
   return out;
 }
 
 /**
  * A PNG of any colour type and bit depth from raw scanlines (`line(y)` returns the packed, unfiltered bytes of row
- * y). Row y uses filter `y % 5`, so every filter type (none, sub, up, average, Paeth) is exercised.
+ * y). Row y uses filter `y % 5`, so every filter type (none, sub, up, average, Paeth) is exercised. `interlace`
+ * writes the same pixels as Adam7 passes. `idat` post-processes the compressed stream (hostile-file tests).
  */
 export async function makeRawPng(opts: {
   width: number;
@@ -162,29 +194,46 @@ export async function makeRawPng(opts: {
   line: (y: number) => Uint8Array;
   palette?: Uint8Array;
   transparency?: Uint8Array;
+  interlace?: boolean;
+  idat?: (compressed: Uint8Array) => Uint8Array;
 }): Promise<Uint8Array> {
   const channels = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 }[opts.colorType];
-  const stride = Math.ceil((opts.width * channels * opts.bitDepth) / 8);
-  const bpp = Math.max(1, (channels * opts.bitDepth) >> 3);
-  const raw = new Uint8Array(opts.height * (1 + stride));
-  let prev: Uint8Array = new Uint8Array(stride);
-  for (let y = 0; y < opts.height; y++) {
-    const line = opts.line(y);
+  const bits = channels * opts.bitDepth;
+  const bpp = Math.max(1, bits >> 3);
+  // Each (sub)image: its scanlines, filtered row by row with a fresh "previous row" of zeros.
+  const images: Uint8Array[][] = [];
+  const full = Array.from({ length: opts.height }, (_, y) => opts.line(y));
+  const stride = Math.ceil((opts.width * bits) / 8);
+  for (const [y, line] of full.entries())
     if (line.length !== stride) throw new Error(`row ${y}: ${line.length} bytes, expected ${stride}`);
-    raw[y * (1 + stride)] = y % 5;
-    raw.set(filterLine(y % 5, line, prev, bpp), y * (1 + stride) + 1);
-    prev = line;
+  if (!opts.interlace) images.push(full);
+  else
+    for (const [x0, y0, dx, dy] of ADAM7) {
+      if (x0 >= opts.width || y0 >= opts.height) continue;
+      const rows: Uint8Array[] = [];
+      for (let y = y0; y < opts.height; y += dy) rows.push(pickPixels(full[y] as Uint8Array, opts.width, bits, x0, dx));
+      images.push(rows);
+    }
+  const parts: Uint8Array[] = [];
+  for (const rows of images) {
+    let prev: Uint8Array = new Uint8Array(rows[0]?.length ?? 0);
+    for (const [y, line] of rows.entries()) {
+      parts.push(new Uint8Array([y % 5]), filterLine(y % 5, line, prev, bpp));
+      prev = line;
+    }
   }
+  const raw = concatBytes(parts);
   const ihdr = new Uint8Array(13);
   const dv = new DataView(ihdr.buffer);
   dv.setUint32(0, opts.width);
   dv.setUint32(4, opts.height);
-  ihdr.set([opts.bitDepth, opts.colorType, 0, 0, 0], 8);
+  ihdr.set([opts.bitDepth, opts.colorType, 0, 0, opts.interlace ? 1 : 0], 8);
+  const compressed = await deflate(raw);
   return pngFile([
     chunk("IHDR", ihdr),
     ...(opts.palette ? [chunk("PLTE", opts.palette)] : []),
     ...(opts.transparency ? [chunk("tRNS", opts.transparency)] : []),
-    chunk("IDAT", await deflate(raw)),
+    chunk("IDAT", opts.idat ? opts.idat(compressed) : compressed),
   ]);
 }
 

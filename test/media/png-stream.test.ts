@@ -54,9 +54,15 @@ const CASES = [
   { name: "palette 2-bit", colorType: 3, bitDepth: 2, line: rows(1, 2), palette: palette.subarray(0, 12) },
 ] as const;
 
+const ALL = [
+  ...CASES.map((c) => ({ ...c, interlace: false })),
+  ...CASES.map((c) => ({ ...c, name: `${c.name}, interlaced (Adam7)`, interlace: true })),
+];
+
 describe("streaming PNG decoder", () => {
-  it.each(CASES)("decodes $name exactly like @jsquash/png (all five filter types)", async (c) => {
+  it.each(ALL)("decodes $name exactly like @jsquash/png (all five filter types)", async (c) => {
     const png = await makeRawPng({
+      interlace: c.interlace,
       width: W,
       height: H,
       colorType: c.colorType,
@@ -78,5 +84,32 @@ describe("streaming PNG decoder", () => {
     await reader!.readRows(H - 4, actual.subarray(4 * W * 3));
     await reader!.close();
     expect(actual).toEqual(expected);
+  });
+
+  it("assembles an interlaced PNG in bands smaller than the image (one inflate pass per band)", async () => {
+    const c = CASES[2]; // RGBA 8-bit with alpha
+    const png = await makeRawPng({ width: W, height: H, colorType: c.colorType, bitDepth: c.bitDepth, line: c.line });
+    const interlaced = await makeRawPng({
+      ...{ width: W, height: H },
+      colorType: c.colorType,
+      bitDepth: 8,
+      line: c.line,
+      interlace: true,
+    });
+    const read = async (bytes: Uint8Array, bandBytes?: number) => {
+      const reader = openPng(bytes, bandBytes);
+      const out = new Uint8Array(W * H * 3);
+      for (const [from, to] of [
+        [0, 2],
+        [2, 7],
+        [7, H],
+      ] as const)
+        await reader.readRows(to - from, out.subarray(from * W * 3, to * W * 3));
+      await reader.close();
+      return out;
+    };
+    const expected = await read(png);
+    expect(await read(interlaced, W * 3 * 3)).toEqual(expected); // 3 rows per band: 4 bands for 11 rows
+    expect(await read(interlaced, 1)).toEqual(expected); // one row per band
   });
 });

@@ -12,9 +12,8 @@ export default {
     const body = new Uint8Array(await request.arrayBuffer());
     // The same upload without the transcode: the benchmark subtracts this to get the transcode's own time.
     if (url.pathname === "/upload-only") return Response.json({ bytes: body.length });
-    const options = JSON.parse(url.searchParams.get("options") ?? "{}");
     const mime = (url.searchParams.get("mime") ?? "image/png") as "image/png" | "image/webp";
-    const out = await transcodeToJpeg(mime, body, options);
+    const out = await transcodeToJpeg(mime, body);
     if (url.searchParams.get("return") === "jpeg")
       return new Response(out.bytes, { headers: { "Content-Type": "image/jpeg" } });
     return Response.json({ bytes: out.bytes.length, width: out.width, height: out.height, heap: wasmHeapBytes() });
