@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, isNull, lte, or } from "drizzle-orm";
 import type { Platform } from "../catalog/platforms";
 import type { ServiceContext } from "../context";
 import { socialAccounts } from "../db/schema";
@@ -6,10 +6,13 @@ import { log } from "../lib/logger";
 import type { AdapterAccount, AdapterContext, PlatformAdapter } from "../platforms/types";
 import { PlatformError } from "../platforms/types";
 import { openCredentials, sealCredentials } from "../services/social-accounts/credentials";
+import { nextRefreshAt, REFRESH_SCHEDULES } from "./token-schedule";
 
 /**
- * Token refresh orchestration shared by the publish job and metrics: refresh when the token expires within
- * 15 minutes or the platform rejected it; a refusal marks the account `token_expired`.
+ * Token refresh orchestration shared by the publish job, metrics and the refresh cron (token-refresh.ts): the
+ * publish job and metrics refresh when the token expires within 15 minutes or the platform rejected it; the cron
+ * refreshes ahead of time on each network's schedule (token-schedule.ts). A refusal marks the account
+ * `token_expired`.
  */
 export const TOKEN_REFRESH_MARGIN_MS = 15 * 60 * 1000;
 
@@ -49,26 +52,46 @@ export function needsRefresh(adapter: PlatformAdapter, loaded: LoadedAccount, no
 
 export type RefreshOutcome = { ok: true; loaded: LoadedAccount } | { ok: false };
 
+/** How long one refresh may hold an account's lease (a refresh call times out after 30 s). */
+export const REFRESH_LEASE_MS = 2 * 60_000;
+/** A caller finding another refresh in flight waits for its result this many times this long. */
+const LEASE_WAIT = { polls: 10, intervalMs: 1_000 };
+
 /**
- * Refreshes once. Several rows of one account may refresh at the same time and some platforms rotate refresh
- * tokens (X), so writes are compare-and-swap on the sealed credentials: if another worker refreshed first, its
- * credentials are adopted instead of calling the refusal a dead session.
- * Throws transient PlatformErrors (the caller retries later); returns `{ok:false}` when the platform refused.
+ * Refreshes once. Only one refresh of an account runs at a time: it first claims the account's lease (a
+ * conditional UPDATE, like the scheduler's claim), so the publish job, metrics and the refresh cron never spend a
+ * rotating refresh token (X, TikTok) twice. A caller that finds the lease taken waits for the other refresh and
+ * adopts its credentials. Writes are also compare-and-swap on the sealed credentials.
+ * Throws transient PlatformErrors (the caller retries later); returns `{ok:false}` when the platform refused —
+ * only then is the account marked `token_expired`.
  */
 export async function refreshAccount(
   ctx: ServiceContext,
   actx: AdapterContext,
   adapter: PlatformAdapter,
   loaded: LoadedAccount,
+  opts: { leaseHeld?: boolean } = {},
 ): Promise<RefreshOutcome> {
   if (!adapter.refresh) return markTokenExpired(ctx, loaded);
+  if (!opts.leaseHeld && !(await claimRefreshLease(ctx, loaded.row.id))) {
+    return awaitOtherRefresh(ctx, actx, adapter, loaded);
+  }
   try {
     const refreshed = await adapter.refresh(actx, loaded.account);
     const sealed = await sealCredentials(ctx, refreshed.credentials);
     const now = ctx.now();
+    const schedule = REFRESH_SCHEDULES[loaded.row.platform as Platform];
     const [row] = await ctx.db
       .update(socialAccounts)
-      .set({ credentials: sealed, tokenExpiresAt: refreshed.expiresAt, status: "connected", updatedAt: now })
+      .set({
+        credentials: sealed,
+        tokenExpiresAt: refreshed.expiresAt,
+        status: "connected",
+        updatedAt: now,
+        tokenRefreshedAt: now,
+        tokenRefreshDueAt: schedule ? nextRefreshAt(schedule, refreshed.expiresAt, now) : null,
+        tokenRefreshLeaseUntil: null,
+      })
       .where(casCondition(loaded.row))
       .returning();
     if (row) {
@@ -76,15 +99,62 @@ export async function refreshAccount(
       return { ok: true, loaded: await loadAccount(ctx, row) };
     }
     // Someone else changed the credentials meanwhile: theirs win.
+    await releaseRefreshLease(ctx, loaded.row.id);
     return adoptNewer(ctx, loaded);
   } catch (err) {
     if (err instanceof PlatformError && err.kind === "auth") {
       const newer = await adoptNewer(ctx, loaded);
-      if (newer.ok) return newer;
+      if (newer.ok) {
+        await releaseRefreshLease(ctx, loaded.row.id);
+        return newer;
+      }
       return markTokenExpired(ctx, loaded);
     }
+    await releaseRefreshLease(ctx, loaded.row.id);
     throw err;
   }
+}
+
+/** Takes the account's refresh lease if nobody holds it; false when another refresh is in flight. */
+export async function claimRefreshLease(ctx: ServiceContext, accountId: string): Promise<boolean> {
+  const now = ctx.now();
+  const claimed = await ctx.db
+    .update(socialAccounts)
+    .set({ tokenRefreshLeaseUntil: now + REFRESH_LEASE_MS })
+    .where(
+      and(
+        eq(socialAccounts.id, accountId),
+        eq(socialAccounts.status, "connected"),
+        or(isNull(socialAccounts.tokenRefreshLeaseUntil), lte(socialAccounts.tokenRefreshLeaseUntil, now)),
+      ),
+    )
+    .returning({ id: socialAccounts.id });
+  return claimed.length > 0;
+}
+
+async function releaseRefreshLease(ctx: ServiceContext, accountId: string): Promise<void> {
+  await ctx.db.update(socialAccounts).set({ tokenRefreshLeaseUntil: null }).where(eq(socialAccounts.id, accountId));
+}
+
+/** Another caller holds the lease: wait for its outcome and adopt it, or take over if it gave up. */
+async function awaitOtherRefresh(
+  ctx: ServiceContext,
+  actx: AdapterContext,
+  adapter: PlatformAdapter,
+  loaded: LoadedAccount,
+): Promise<RefreshOutcome> {
+  for (let poll = 0; poll < LEASE_WAIT.polls; poll++) {
+    await actx.sleep(LEASE_WAIT.intervalMs);
+    const current = await ctx.db.select().from(socialAccounts).where(eq(socialAccounts.id, loaded.row.id)).get();
+    if (current?.status !== "connected" || !current.credentials) return { ok: false };
+    if (current.credentials !== loaded.row.credentials) return { ok: true, loaded: await loadAccount(ctx, current) };
+    const lease = current.tokenRefreshLeaseUntil;
+    if ((lease === null || lease <= ctx.now()) && (await claimRefreshLease(ctx, current.id))) {
+      // The other refresh ended without new credentials (a transient failure): try once ourselves.
+      return refreshAccount(ctx, actx, adapter, await loadAccount(ctx, current), { leaseHeld: true });
+    }
+  }
+  throw new PlatformError("transient", "Another refresh of this account's token is still running.");
 }
 
 function casCondition(row: AccountRow) {
@@ -105,7 +175,7 @@ async function adoptNewer(ctx: ServiceContext, loaded: LoadedAccount): Promise<R
 export async function markTokenExpired(ctx: ServiceContext, loaded: LoadedAccount): Promise<RefreshOutcome> {
   await ctx.db
     .update(socialAccounts)
-    .set({ status: "token_expired", updatedAt: ctx.now() })
+    .set({ status: "token_expired", tokenRefreshLeaseUntil: null, updatedAt: ctx.now() })
     .where(and(eq(socialAccounts.id, loaded.row.id), eq(socialAccounts.status, "connected")));
   log("warn", "token_expired", { social_account_id: loaded.row.id, platform: loaded.row.platform });
   return { ok: false };

@@ -20,10 +20,19 @@ export const socialAccounts = sqliteTable(
     /** AES-GCM sealed JSON of the credentials (access/refresh tokens, app passwords); null once disconnected. */
     credentials: text("credentials"),
     tokenExpiresAt: integer("token_expires_at"),
+    /** When the refresh cron next looks at the account; null = not computed yet (due now). docs/token-refresh.md */
+    tokenRefreshDueAt: integer("token_refresh_due_at"),
+    /** When the current token was obtained by a refresh (schedules without expiry; Meta's 24-hour rule). */
+    tokenRefreshedAt: integer("token_refreshed_at"),
+    /** While in the future, one token refresh of this account is in flight: no other starts (a claim). */
+    tokenRefreshLeaseUntil: integer("token_refresh_lease_until"),
     /** JSON object: organization_id, default_board_id, service (Bluesky PDS), instance (Mastodon), … */
     meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },
-  (t) => [index("social_accounts_workspace_idx").on(t.workspaceId, t.platform, t.displayName)],
+  (t) => [
+    index("social_accounts_workspace_idx").on(t.workspaceId, t.platform, t.displayName),
+    index("social_accounts_token_refresh_idx").on(t.status, t.tokenRefreshDueAt),
+  ],
 );

@@ -1,5 +1,6 @@
 import { log } from "../../lib/logger";
 import { requireToken } from "../meta/graph";
+import { verifyGraphToken } from "../meta/refresh";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
@@ -82,9 +83,9 @@ export const facebookAdapter: PlatformAdapter = {
     }
   },
 
-  async refresh() {
-    // Page tokens from a long-lived user token do not expire and there is no refresh grant: code 190 = reconnect.
-    throw new PlatformError("auth", "Facebook Page tokens cannot be refreshed; reconnect the account.");
+  refresh(ctx, account) {
+    // No refresh grant, and Page tokens from a long-lived user token do not expire: check that it still works.
+    return verifyGraphToken(pageApi(ctx, account).graph, account);
   },
 
   async metrics(ctx, req) {

@@ -1,6 +1,6 @@
 import { log } from "../../lib/logger";
 import { requireToken } from "../meta/graph";
-import { refreshLongLivedToken } from "../meta/refresh";
+import { refreshLongLivedToken, verifyGraphToken } from "../meta/refresh";
 import { registerAdapter } from "../registry";
 import { type AdapterContext, type PlatformAdapter, PlatformError, type PublishRequest } from "../types";
 import { INSTAGRAM_LABEL, InstagramApi, type InstagramFlavour, instagramClient } from "./api";
@@ -59,10 +59,9 @@ export function createInstagramAdapter(flavour: InstagramFlavour): PlatformAdapt
 
     async refresh(ctx, account) {
       if (flavour === "instagram-facebook") {
-        throw new PlatformError(
-          "auth",
-          "Instagram (Facebook Business) tokens cannot be refreshed; reconnect the account.",
-        );
+        // Facebook Login: no refresh grant; the Page-derived token does not expire. Check that it still works.
+        const token = requireToken(INSTAGRAM_LABEL, account.credentials.access_token);
+        return verifyGraphToken(instagramClient(ctx, flavour, token), account);
       }
       return refreshLongLivedToken(ctx, account, {
         label: INSTAGRAM_LABEL,

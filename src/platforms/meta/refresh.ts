@@ -1,6 +1,7 @@
 import { platformFetch, readJson } from "../http";
 import { type AdapterAccount, type AdapterContext, PlatformError, type RefreshedCredentials } from "../types";
 import { graphError } from "./errors";
+import type { GraphClient } from "./graph";
 import type { GraphErrorBody, RefreshTokenResponse } from "./types";
 
 /**
@@ -29,4 +30,25 @@ export async function refreshLongLivedToken(
     credentials: { ...account.credentials, access_token: body.access_token, expires_at: expiresAt },
     expiresAt,
   };
+}
+
+/**
+ * Facebook Login tokens (Facebook Pages, Instagram via Facebook Login) have no refresh grant, and a Page token
+ * obtained from a long-lived user token does not expire at all — so a stored `expires_at` (often the user
+ * token's) says nothing. "Refreshing" one asks Graph whether the token still works (`GET /me?fields=id`): if it
+ * does, the same token is kept with no expiry; only Graph's refusal (code 190 and the other session codes) ends
+ * the session. Any other failure is transient: a check that could not be made never disconnects an account.
+ */
+export async function verifyGraphToken(graph: GraphClient, account: AdapterAccount): Promise<RefreshedCredentials> {
+  try {
+    await graph.get<{ id?: string }>("/me", { fields: "id" });
+  } catch (err) {
+    if (err instanceof PlatformError && err.kind !== "auth" && err.kind !== "transient") {
+      throw new PlatformError("transient", `${graph.label} could not confirm the token: ${err.message}`, {
+        status: err.status,
+      });
+    }
+    throw err;
+  }
+  return { credentials: { ...account.credentials, expires_at: null }, expiresAt: null };
 }

@@ -90,6 +90,10 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
     status: "connected",
     credentials: await sealCredentials(ctx, credentials),
     tokenExpiresAt,
+    // The refresh cron computes the schedule on its next tick (docs/token-refresh.md).
+    tokenRefreshDueAt: null,
+    tokenRefreshedAt: null,
+    tokenRefreshLeaseUntil: null,
     meta,
     createdAt: now,
     updatedAt: now,

@@ -293,13 +293,30 @@ describe("Facebook Page publish", () => {
     expect(fake.calls).toEqual([]);
   });
 
-  it("has no refresh grant", async () => {
-    const err = await platformFailure(adapter.refresh!(testAdapterContext(), testAccount("facebook")));
-    expect([err.kind, err.message]).toEqual([
-      "auth",
-      "Facebook Page tokens cannot be refreshed; reconnect the account.",
+  it("has no refresh grant: a refresh checks that the Page token still works and keeps it, without expiry", async () => {
+    // A Page token from a long-lived user token does not expire; a stored expires_at (the user token's) is dropped.
+    const account = testAccount("facebook", {
+      credentials: { access_token: "access-token", expires_at: Date.now() - 1000 },
+    });
+    expect(await adapter.refresh!(testAdapterContext(), account)).toEqual({
+      credentials: { access_token: "access-token", expires_at: null },
+      expiresAt: null,
+    });
+    expect(fake.calls.map(view)).toEqual([
+      { method: "GET", path: "/v23.0/me", query: { fields: "id" }, body: null, headers: AUTH },
     ]);
-    expect(fake.calls).toEqual([]);
+  });
+
+  it("reports a token Graph refuses (code 190) as auth, and a failed check as transient", async () => {
+    fake.expiredTokens.add("access-token");
+    const refused = await platformFailure(adapter.refresh!(testAdapterContext(), testAccount("facebook")));
+    expect(refused.kind).toBe("auth");
+    expect(refused.message).toMatch(/^Error validating access token: Session has expired/);
+
+    fake.expiredTokens.clear();
+    fake.failNext({ path: /^\/v23\.0\/me/ }, () => metaServerError(500));
+    const failed = await platformFailure(adapter.refresh!(testAdapterContext(), testAccount("facebook")));
+    expect(failed.kind).toBe("transient");
   });
 });
 

@@ -342,14 +342,25 @@ describe("Instagram refresh", () => {
     expect(err.message).toMatch(/^Error validating access token/);
   });
 
-  it("has no refresh grant for Instagram via Facebook Login", async () => {
-    const err = await platformFailure(
-      adapterFor("instagram-facebook")!.refresh!(testAdapterContext(), testAccount("instagram-facebook")),
-    );
-    expect([err.kind, err.message]).toEqual([
-      "auth",
-      "Instagram (Facebook Business) tokens cannot be refreshed; reconnect the account.",
-    ]);
-    expect(fake.calls).toEqual([]);
+  it("checks an Instagram-via-Facebook-Login token instead of refreshing it (no refresh grant)", async () => {
+    const graph = new MetaGraphFake("https://facebook.fake");
+    try {
+      const account = testAccount("instagram-facebook", {
+        credentials: { access_token: "access-token", expires_at: Date.now() - 1000 },
+      });
+      expect(await adapterFor("instagram-facebook")!.refresh!(testAdapterContext(), account)).toEqual({
+        credentials: { access_token: "access-token", expires_at: null },
+        expiresAt: null,
+      });
+      expect(graph.calls.map(view)).toEqual([
+        { method: "GET", path: "/v23.0/me", query: { fields: "id" }, body: null, headers: AUTH },
+      ]);
+      graph.expiredTokens.add("access-token");
+      const err = await platformFailure(adapterFor("instagram-facebook")!.refresh!(testAdapterContext(), account));
+      expect(err.kind).toBe("auth");
+      expect(fake.calls).toEqual([]);
+    } finally {
+      graph.uninstall();
+    }
   });
 });

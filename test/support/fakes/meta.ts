@@ -1,4 +1,5 @@
 import { fakeOrigin } from "../fake-fetch";
+import { LongLivedTokens } from "./long-lived-tokens";
 
 /**
  * A fake Meta Graph host (platforms.md "Meta common", §4, §5–6), answering like the real one:
@@ -291,6 +292,8 @@ export class MetaGraphFake {
   readonly expiredTokens = new Set<string>();
   /** Polls answered IN_PROGRESS before a video container (or reel) finishes; images finish at once. */
   videoPolls = 2;
+  /** The id `GET /me` answers. */
+  meId = "1234567890";
   /** When set, the next containers end in ERROR with this `status` text. */
   processingError: string | undefined;
   /** When set, reels end with `video_status: "error"` and this processing-phase message. */
@@ -300,7 +303,8 @@ export class MetaGraphFake {
   private readonly overrides: Override[] = [];
   private lastFeedMessage = new Map<string, string>();
   private seq = 0;
-  private refreshSeq = 0;
+  /** Instagram Login's 60-day tokens and their refresh rules. */
+  readonly longLived = new LongLivedTokens("ig-refreshed", this.validTokens);
   readonly uninstall: () => void;
 
   constructor(readonly origin: string) {
@@ -345,7 +349,7 @@ export class MetaGraphFake {
     if (!token) {
       return graphErrorResponse(400, { message: "An access token is required to request this resource.", code: 104 });
     }
-    if (this.expiredTokens.has(token)) return expiredTokenResponse();
+    if (this.expiredTokens.has(token) || this.longLived.isExpired(token)) return expiredTokenResponse();
     if (!this.validTokens.has(token)) {
       return graphErrorResponse(400, { message: "Invalid OAuth access token - Cannot parse access token", code: 190 });
     }
@@ -659,6 +663,8 @@ export class MetaGraphFake {
   // --- reads -------------------------------------------------------------------------------------------------
 
   private readObject(id: string, p: Record<string, unknown>): Response {
+    // `me` is the token's own node (a Page for a Page token, the IG user for Instagram Login).
+    if (id === "me") return graphJson({ id: this.meId });
     const o = this.objects.get(id);
     const fields = str(p.fields)?.split(",") ?? [];
     if (o?.kind === "container") return graphJson(this.containerView(o));
@@ -725,9 +731,7 @@ export class MetaGraphFake {
     if (!token || this.expiredTokens.has(token) || !this.validTokens.has(token)) {
       return expiredTokenResponse();
     }
-    const fresh = `ig-refreshed-${++this.refreshSeq}`;
-    this.validTokens.add(fresh);
-    return graphJson({ access_token: fresh, token_type: "bearer", expires_in: 5_184_000 });
+    return this.longLived.refresh(token);
   }
 }
 

@@ -1,4 +1,5 @@
 import { fakeOrigin } from "../fake-fetch";
+import { LongLivedTokens } from "./long-lived-tokens";
 import {
   expiredTokenResponse,
   graphErrorResponse,
@@ -47,7 +48,8 @@ export class ThreadsFake {
   private readonly insights = new Map<string, Record<string, number>>();
   private readonly overrides: Override[] = [];
   private seq = 0;
-  private refreshSeq = 0;
+  /** Threads' 60-day tokens and their refresh rules. */
+  readonly longLived = new LongLivedTokens("th-refreshed", this.validTokens);
   readonly uninstall: () => void;
 
   constructor(readonly origin = "https://threads.fake") {
@@ -81,7 +83,7 @@ export class ThreadsFake {
     const token = tokenOf(request, p);
     if (!token)
       return graphErrorResponse(400, { message: "An access token is required to request this resource.", code: 104 });
-    if (this.expiredTokens.has(token)) return expiredTokenResponse();
+    if (this.expiredTokens.has(token) || this.longLived.isExpired(token)) return expiredTokenResponse();
     if (!this.validTokens.has(token)) {
       return graphErrorResponse(400, { message: "Invalid OAuth access token - Cannot parse access token", code: 190 });
     }
@@ -237,9 +239,7 @@ export class ThreadsFake {
     }
     const token = typeof p.access_token === "string" ? p.access_token : "";
     if (!this.validTokens.has(token) || this.expiredTokens.has(token)) return expiredTokenResponse();
-    const fresh = `th-refreshed-${++this.refreshSeq}`;
-    this.validTokens.add(fresh);
-    return graphJson({ access_token: fresh, token_type: "bearer", expires_in: 5_184_000 });
+    return this.longLived.refresh(token);
   }
 }
 

@@ -1,0 +1,79 @@
+import type { Platform } from "../catalog/platforms";
+import type { AccountCredentials } from "../services/social-accounts/credentials";
+
+/**
+ * When each network's tokens are refreshed ahead of time (docs/token-refresh.md has the sources per network).
+ *
+ * - `margin`: refresh this long before the known expiry — days for the 60-day tokens, minutes to hours for the
+ *   short-lived ones (their refresh tokens or sessions are what must stay alive).
+ * - `every`: the schedule when no expiry is known, counted from the last refresh (or the connection).
+ * - `minAge`: the network refuses to refresh a younger token (Instagram Login and Threads: 24 hours).
+ * - `needs`: the stored credential the refresh grant needs; an account without it is left alone (its token may
+ *   still work; only a network's refusal ends a session).
+ *
+ * Facebook Pages and Instagram via Facebook Login are absent on purpose: a Page token obtained from a long-lived
+ * user token does not expire, so there is nothing to renew (their adapters' `refresh` only checks the token).
+ * Mastodon tokens do not expire.
+ */
+export interface RefreshSchedule {
+  margin: number;
+  every: number;
+  minAge: number;
+  needs: (c: AccountCredentials) => boolean;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+const refreshToken = (c: AccountCredentials) => Boolean(c.refresh_token);
+const accessToken = (c: AccountCredentials) => Boolean(c.access_token);
+
+/** Instagram Login and Threads: 60-day tokens, refreshable once at least 24 hours old and until they expire. */
+const longLivedMeta: RefreshSchedule = { margin: 10 * DAY, every: 50 * DAY, minAge: DAY, needs: accessToken };
+
+export const REFRESH_SCHEDULES: Partial<Record<Platform, RefreshSchedule>> = {
+  instagram: longLivedMeta,
+  threads: longLivedMeta,
+  // 60-day access tokens, 365-day refresh tokens (programmatic refresh for approved apps).
+  linkedin: { margin: 10 * DAY, every: 50 * DAY, minAge: 0, needs: refreshToken },
+  "linkedin-page": { margin: 10 * DAY, every: 50 * DAY, minAge: 0, needs: refreshToken },
+  // 30-day access tokens, 365-day refresh tokens.
+  pinterest: { margin: 5 * DAY, every: 25 * DAY, minAge: 0, needs: refreshToken },
+  // 24-hour access tokens, 365-day refresh tokens.
+  tiktok: { margin: 2 * HOUR, every: 22 * HOUR, minAge: 0, needs: refreshToken },
+  // 2-hour access tokens; the refresh token rotates on every use.
+  x: { margin: 20 * MINUTE, every: 100 * MINUTE, minAge: 0, needs: refreshToken },
+  // 1-hour Google access tokens; an unused refresh token lapses after months (days for apps in testing).
+  youtube: { margin: 10 * MINUTE, every: 50 * MINUTE, minAge: 0, needs: refreshToken },
+  // ~2-hour access JWT; refreshSession, or a new session from the stored app password.
+  bluesky: {
+    margin: 15 * MINUTE,
+    every: 90 * MINUTE,
+    minAge: 0,
+    needs: (c) => Boolean(c.refresh_jwt || (c.identifier && c.app_password)),
+  },
+};
+
+/** Platforms the refresh cron looks at. */
+export const PROACTIVE_REFRESH_PLATFORMS = Object.keys(REFRESH_SCHEDULES);
+
+/** After a transient failure the cron tries again this much later (or after the network's hint, if longer). */
+export const REFRESH_RETRY_MS = 15 * MINUTE;
+/** An account the cron cannot refresh (no refresh token) is looked at again this much later. */
+export const REFRESH_RECHECK_MS = 7 * DAY;
+/** No token is refreshed again sooner than this after it was obtained (a network answering a very short expiry). */
+const MIN_GAP_MS = 5 * MINUTE;
+
+/**
+ * When the cron should next refresh a token obtained at `obtainedAt` that expires at `expiresAt` (null: unknown
+ * or never). Never earlier than the network's minimum age.
+ */
+export function nextRefreshAt(schedule: RefreshSchedule, expiresAt: number | null, obtainedAt: number): number {
+  const planned = expiresAt !== null ? expiresAt - schedule.margin : obtainedAt + schedule.every;
+  let at = Math.max(planned, obtainedAt + schedule.minAge);
+  // A token connected close to its expiry: the age rule counts from the connection (its real age is unknown),
+  // so rather than wait past the expiry, try an hour before it.
+  if (expiresAt !== null && at > expiresAt - HOUR) at = Math.max(planned, expiresAt - HOUR);
+  return Math.max(at, obtainedAt + MIN_GAP_MS);
+}
