@@ -47,6 +47,15 @@ export const configSchema = z.object({
   X_API_URL: url("https://api.x.com"),
   LINKEDIN_API_URL: url("https://api.linkedin.com"),
   LINKEDIN_OAUTH_URL: url("https://www.linkedin.com"),
+  /**
+   * `LinkedIn-Version` of every `/rest/…` call (YYYYMM, or YYYYMM.NN for a patch release). LinkedIn supports each
+   * monthly version for at least a year, then answers 426: move it before the sunset (docs/configuration.md).
+   */
+  LINKEDIN_API_VERSION: z
+    .string()
+    .default("202608")
+    .transform((v) => v.trim() || "202608")
+    .pipe(z.string().regex(/^\d{6}(\.\d{2})?$/)),
   FACEBOOK_GRAPH_URL: url("https://graph.facebook.com"),
   INSTAGRAM_GRAPH_URL: url("https://graph.instagram.com"),
   THREADS_GRAPH_URL: url("https://graph.threads.net"),

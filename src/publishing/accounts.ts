@@ -89,7 +89,7 @@ export async function refreshAccount(
         status: "connected",
         updatedAt: now,
         tokenRefreshedAt: now,
-        tokenRefreshDueAt: schedule ? nextRefreshAt(schedule, refreshed.expiresAt, now) : null,
+        tokenRefreshDueAt: schedule ? nextRefreshAt(schedule, refreshed.expiresAt, now, true) : null,
         tokenRefreshLeaseUntil: null,
       })
       .where(casCondition(loaded.row))

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, or, sql } from "drizzle-orm";
 import type { Platform } from "../catalog/platforms";
 import type { ServiceContext } from "../context";
 import { socialAccounts } from "../db/schema";
@@ -56,8 +56,8 @@ export async function runTokenRefresh(
         leaseFree,
       ),
     )
-    // NULL (never computed) sorts first: those cost no network call.
-    .orderBy(asc(socialAccounts.tokenRefreshDueAt))
+    // Soonest first; a schedule not computed yet (a new token) counts from its expiry, or first when unknown.
+    .orderBy(sql`COALESCE(${socialAccounts.tokenRefreshDueAt}, ${socialAccounts.tokenExpiresAt}, 0)`)
     .limit(TOKEN_REFRESH_CLAIM_LIMIT);
   const claimed = await ctx.db
     .update(socialAccounts)

@@ -62,18 +62,24 @@ export const PROACTIVE_REFRESH_PLATFORMS = Object.keys(REFRESH_SCHEDULES);
 export const REFRESH_RETRY_MS = 15 * MINUTE;
 /** An account the cron cannot refresh (no refresh token) is looked at again this much later. */
 export const REFRESH_RECHECK_MS = 7 * DAY;
-/** No token is refreshed again sooner than this after it was obtained (a network answering a very short expiry). */
+/** No token is refreshed again sooner than this after a refresh (a network answering a very short expiry). */
 const MIN_GAP_MS = 5 * MINUTE;
 
 /**
  * When the cron should next refresh a token obtained at `obtainedAt` that expires at `expiresAt` (null: unknown
- * or never). Never earlier than the network's minimum age.
+ * or never). Never earlier than the network's minimum age; `refreshed`: the token was just obtained by a refresh,
+ * so the next one waits at least a few minutes whatever the expiry.
  */
-export function nextRefreshAt(schedule: RefreshSchedule, expiresAt: number | null, obtainedAt: number): number {
+export function nextRefreshAt(
+  schedule: RefreshSchedule,
+  expiresAt: number | null,
+  obtainedAt: number,
+  refreshed = false,
+): number {
   const planned = expiresAt !== null ? expiresAt - schedule.margin : obtainedAt + schedule.every;
   let at = Math.max(planned, obtainedAt + schedule.minAge);
   // A token connected close to its expiry: the age rule counts from the connection (its real age is unknown),
   // so rather than wait past the expiry, try an hour before it.
   if (expiresAt !== null && at > expiresAt - HOUR) at = Math.max(planned, expiresAt - HOUR);
-  return Math.max(at, obtainedAt + MIN_GAP_MS);
+  return refreshed ? Math.max(at, obtainedAt + MIN_GAP_MS) : at;
 }

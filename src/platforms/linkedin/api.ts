@@ -12,9 +12,8 @@ import type {
 
 /**
  * LinkedIn's versioned REST API. The version headers live here only: every `/rest/…` call carries
- * `LinkedIn-Version` and `X-Restli-Protocol-Version`.
+ * `LinkedIn-Version` (the `LINKEDIN_API_VERSION` var) and `X-Restli-Protocol-Version`.
  */
-export const LINKEDIN_VERSION = "202601";
 export const RESTLI_PROTOCOL_VERSION = "2.0.0";
 export const LINKEDIN_LABEL = "LinkedIn";
 export const VIDEO_POLL = { intervalMs: 5_000, maxAttempts: 72 };
@@ -41,7 +40,7 @@ export class LinkedInApi {
   private headers(extra: Record<string, string> = {}): Record<string, string> {
     return {
       authorization: `Bearer ${this.token}`,
-      "linkedin-version": LINKEDIN_VERSION,
+      "linkedin-version": this.ctx.config.LINKEDIN_API_VERSION,
       "x-restli-protocol-version": RESTLI_PROTOCOL_VERSION,
       ...extra,
     };

@@ -10,7 +10,7 @@ const member = adapterFor("linkedin")!;
 const page = adapterFor("linkedin-page")!;
 const REST_HEADERS = {
   authorization: "Bearer access-token",
-  "linkedin-version": "202601",
+  "linkedin-version": "202608",
   "x-restli-protocol-version": "2.0.0",
 };
 const JSON_HEADERS = { ...REST_HEADERS, "content-type": "application/json" };
@@ -349,6 +349,17 @@ describe("LinkedIn publish", () => {
       status: 422,
       message: "/commentary :: length of the text must not exceed 3000 characters",
     });
+  });
+
+  it("sends the LINKEDIN_API_VERSION var; a sunset version fails with LinkedIn's 426 message", async () => {
+    const ctx = testAdapterContext();
+    const moved = testAdapterContext({ config: { ...ctx.config, LINKEDIN_API_VERSION: "202610" } });
+    await member.publish(moved, request());
+    expect(fake.calls.at(-1)!.headers["linkedin-version"]).toBe("202610");
+
+    const sunset = testAdapterContext({ config: { ...ctx.config, LINKEDIN_API_VERSION: "202501" } });
+    const err = await platformFailure(member.publish(sunset, request()));
+    expect([err.kind, err.status, err.message]).toEqual(["permanent", 426, "Requested version 202501 is not active"]);
   });
 
   it("refuses a video inside a carousel before calling LinkedIn", async () => {

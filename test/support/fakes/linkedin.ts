@@ -50,6 +50,14 @@ export function linkedInThrottle(): Response {
 const json = (body: unknown, status = 200, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } });
 
+/** A `YYYYMM` version is active from its month until 12 months later (LinkedIn's minimum support window). */
+export function isActiveVersion(version: string, nowMs: number): boolean {
+  const year = Number(version.slice(0, 4));
+  const month = Number(version.slice(4, 6)) - 1;
+  const released = Date.UTC(year, month, 1);
+  return released <= nowMs && nowMs < Date.UTC(year + 1, month, 15);
+}
+
 export class LinkedInFake {
   readonly calls: RecordedCall[] = [];
   readonly posts: Array<{ urn: string; body: Record<string, unknown> }> = [];
@@ -113,8 +121,12 @@ export class LinkedInFake {
           "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
         );
       }
-      if (!/^\d{6}$/.test(version)) {
+      if (!/^\d{6}(\.\d{2})?$/.test(version)) {
         return linkedInError(400, "INVALID_VERSION", `Invalid version format: ${version}`);
+      }
+      // Each monthly version is served from its release for at least a year, then sunset: HTTP 426.
+      if (!isActiveVersion(version, Date.now())) {
+        return linkedInError(426, "NONEXISTENT_VERSION", `Requested version ${version} is not active`);
       }
       if (request.headers.get("x-restli-protocol-version") !== "2.0.0") {
         return linkedInError(400, "ILLEGAL_ARGUMENT", "Rest.li protocol version 2.0.0 is required");
