@@ -23,3 +23,22 @@ declare module "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs" {
   const factory: (options?: Record<string, unknown>) => Promise<LibJpegTurbo>;
   export default factory;
 }
+
+declare module "@cornerstonejs/codec-libjpeg-turbo-8bit/decodewasmjs" {
+  import type { FrameInfo } from "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs";
+  export interface JPEGDecoder {
+    /** Allocates `length` bytes in the heap for the compressed file and returns a view to fill. */
+    getEncodedBuffer(length: number): Uint8Array;
+    readHeader(): void;
+    decode(): void;
+    getFrameInfo(): FrameInfo;
+    /** The decoded pixels (packed, `componentCount` bytes each), a view into the heap. */
+    getDecodedBuffer(): Uint8Array;
+    delete(): void;
+  }
+  export interface LibJpegTurboDecode {
+    JPEGDecoder: new () => JPEGDecoder;
+  }
+  const factory: (options?: Record<string, unknown>) => Promise<LibJpegTurboDecode>;
+  export default factory;
+}

@@ -1,0 +1,236 @@
+/**
+ * Fitting an image to a destination's limits (issue 16): `fitImage` returns the input untouched when it already
+ * meets the spec (format, bytes, width, height, pixels), and otherwise a JPEG made to meet it: decoded, turned
+ * upright (EXIF orientation), downscaled by area averaging (resample.ts), and encoded by libjpeg-turbo in strips at
+ * the highest quality of a short ladder that meets the byte budget, shrinking further when even the ladder's lowest
+ * quality is too big.
+ *
+ * Memory: PNG streams row by row (interlaced in bands) and is never held decoded; JPEG is decoded whole by
+ * libjpeg-turbo (the WASM build has no DCT scaling), so its decode is refused beyond MAX_DECODE_HEAP_BYTES (an
+ * estimate from the frame header, checked before decoding); WebP is decoded whole and already bounded at ingest.
+ * The downscaled image is the only full-size buffer in JavaScript, and only when it must be turned (orientation).
+ * Numbers: bench/RESULTS.md ("Fitting images").
+ */
+import { decodeWebp, releaseLargeCodecHeaps } from "./codecs";
+import { decodeJpeg, jpegDecodeBytes } from "./jpeg-decoder";
+import { jpegInfo, swapsAxes } from "./jpeg-meta";
+import { openPng } from "./png-stream";
+import { orientRows, packedRows, scaleRows } from "./resample";
+import { readDimensions } from "./sniff";
+import { checkEncodable, encodeRows, InvalidImageError, type RowSource, rgbaRows, serialize } from "./transcode";
+
+export type FitMime = "image/jpeg" | "image/png" | "image/webp" | "image/gif";
+
+export interface FitSpec {
+  maxBytes: number;
+  maxWidth?: number;
+  maxHeight?: number;
+  maxPixels?: number;
+  /**
+   * Formats the destination takes. A re-encoded image is always JPEG, so fitting needs "image/jpeg" here; a GIF
+   * (possibly animated) is only ever passed through untouched.
+   */
+  formats: readonly FitMime[];
+}
+
+export interface FitResult {
+  bytes: Uint8Array;
+  mime: FitMime;
+  /** As a viewer sees it (EXIF orientation applied). */
+  width: number;
+  height: number;
+  /** False when `bytes` is the input itself. */
+  changed: boolean;
+}
+
+/** Why an image cannot be fitted (the caller turns it into a message that names the platform). */
+export class FitError extends Error {
+  constructor(
+    readonly reason: "unsupported" | "invalid" | "too_large_to_decode" | "cannot_reach_budget",
+    message: string,
+  ) {
+    super(message);
+    this.name = "FitError";
+  }
+}
+
+/** Largest WASM heap a JPEG decode may need (estimated before decoding): keeps a fit inside the 64 MiB target. */
+export const MAX_DECODE_HEAP_BYTES = 60 * 1024 * 1024;
+
+/** Qualities tried in order at one size; below the last, the image is made smaller instead. */
+export const QUALITY_LADDER = [85, 75, 65] as const;
+
+/** First guess of bytes per pixel at quality 85 (phone photos measure 0.25–0.45): picks the first size tried. */
+const FIRST_GUESS_BYTES_PER_PIXEL = 0.35;
+const MAX_ATTEMPTS = 8;
+
+interface Decoded {
+  width: number;
+  height: number;
+  orientation: number;
+  /** A fresh reader of the stored (not yet oriented) rows, from the top. */
+  open(): RowSource;
+  release(): void;
+}
+
+/** Stored size → displayed size. */
+const displayed = (w: number, h: number, orientation: number) => (swapsAxes(orientation) ? [h, w] : [w, h]);
+
+/** Display dimensions from the header (no decode); null when unreadable. */
+function headerInfo(input: Uint8Array, mime: string): { width: number; height: number; orientation: number } | null {
+  if (mime === "image/jpeg") {
+    const info = jpegInfo(input);
+    if (!info) return null;
+    const [width, height] = displayed(info.width, info.height, info.orientation) as [number, number];
+    return { width, height, orientation: info.orientation };
+  }
+  if (mime !== "image/png" && mime !== "image/webp" && mime !== "image/gif") return null;
+  const dims = readDimensions(mime, input);
+  return dims ? { ...dims, orientation: 1 } : null;
+}
+
+function fitsAsIs(input: Uint8Array, mime: string, w: number, h: number, spec: FitSpec): boolean {
+  return (
+    (spec.formats as readonly string[]).includes(mime) &&
+    input.length <= spec.maxBytes &&
+    w <= (spec.maxWidth ?? Infinity) &&
+    h <= (spec.maxHeight ?? Infinity) &&
+    w * h <= (spec.maxPixels ?? Infinity)
+  );
+}
+
+/** The largest size (display orientation, same aspect) within the spec's width, height and pixel limits. */
+export function targetSize(w: number, h: number, spec: FitSpec, extraPixelCap = Infinity): [number, number] {
+  const maxPixels = Math.min(spec.maxPixels ?? Infinity, extraPixelCap);
+  const scale = Math.min(
+    1,
+    (spec.maxWidth ?? Infinity) / w,
+    (spec.maxHeight ?? Infinity) / h,
+    Math.sqrt(maxPixels / (w * h)),
+  );
+  return [Math.max(1, Math.floor(w * scale)), Math.max(1, Math.floor(h * scale))];
+}
+
+async function decode(
+  input: Uint8Array,
+  mime: "image/jpeg" | "image/png" | "image/webp",
+  orientation: number,
+): Promise<Decoded> {
+  if (mime === "image/png") {
+    let probe: ReturnType<typeof openPng>;
+    try {
+      probe = openPng(input);
+    } catch {
+      throw new FitError("invalid", "The image could not be decoded.");
+    }
+    await probe.close();
+    const open: RowSource[] = [];
+    return {
+      width: probe.width,
+      height: probe.height,
+      orientation,
+      open() {
+        const png = openPng(input);
+        open.push(png);
+        return png;
+      },
+      release() {
+        for (const png of open) void (png as ReturnType<typeof openPng>).close();
+      },
+    };
+  }
+  if (mime === "image/webp") {
+    let image: { data: Uint8ClampedArray; width: number; height: number };
+    try {
+      image = await decodeWebp(input.slice().buffer as ArrayBuffer);
+    } catch {
+      throw new FitError("invalid", "The image could not be decoded.");
+    }
+    return {
+      width: image.width,
+      height: image.height,
+      orientation,
+      open: () => rgbaRows(image.data, image.width, image.height),
+      release: () => {},
+    };
+  }
+  let jpeg: Awaited<ReturnType<typeof decodeJpeg>>;
+  try {
+    jpeg = await decodeJpeg(input);
+  } catch {
+    throw new FitError("invalid", "The image could not be decoded.");
+  }
+  return {
+    width: jpeg.width,
+    height: jpeg.height,
+    orientation,
+    open: () => packedRows(jpeg.pixels, jpeg.width, jpeg.height, jpeg.channels as 1 | 3),
+    release: () => jpeg.release(),
+  };
+}
+
+/** Encodes the decoded image at display size `w` × `h` and `quality`. */
+async function encodeAt(image: Decoded, w: number, h: number, quality: number): Promise<Uint8Array> {
+  // Scale in stored orientation (cheap, streaming), then turn the small result upright.
+  const [sw, sh] = displayed(w, h, image.orientation) as [number, number];
+  const rows = await orientRows(scaleRows(image.open(), sw, sh), image.orientation);
+  return encodeRows(rows, quality);
+}
+
+export function fitImage(input: Uint8Array, mime: string, spec: FitSpec): Promise<FitResult> {
+  const info = headerInfo(input, mime);
+  if (!info) return Promise.reject(new FitError("unsupported", "Only JPEG, PNG, WebP and GIF images can be fitted."));
+  if (fitsAsIs(input, mime, info.width, info.height, spec))
+    return Promise.resolve({
+      bytes: input,
+      mime: mime as FitMime,
+      width: info.width,
+      height: info.height,
+      changed: false,
+    });
+  if (mime === "image/gif")
+    return Promise.reject(new FitError("unsupported", "A GIF is never re-encoded (it may be animated)."));
+  if (!spec.formats.includes("image/jpeg"))
+    return Promise.reject(
+      new FitError("unsupported", "The destination takes no JPEG, the format images are fitted to."),
+    );
+  if (checkEncodable(info.width, info.height))
+    return Promise.reject(new FitError("too_large_to_decode", "The image is too large to be fitted."));
+  if (mime === "image/jpeg") {
+    const frame = jpegInfo(input);
+    if (frame && jpegDecodeBytes(input.length, frame.width, frame.height, frame.progressive) > MAX_DECODE_HEAP_BYTES)
+      return Promise.reject(new FitError("too_large_to_decode", "The image is too large to be fitted."));
+  }
+  return serialize(async () => {
+    const image = await decode(input, mime as "image/jpeg" | "image/png" | "image/webp", info.orientation);
+    try {
+      let [w, h] = targetSize(info.width, info.height, spec, spec.maxBytes / FIRST_GUESS_BYTES_PER_PIXEL);
+      let attempts = 0;
+      for (;;) {
+        for (const quality of QUALITY_LADDER) {
+          if (++attempts > MAX_ATTEMPTS)
+            throw new FitError("cannot_reach_budget", "The image cannot be made small enough.");
+          const bytes = await encodeAt(image, w, h, quality);
+          if (bytes.length <= spec.maxBytes)
+            return { bytes, mime: "image/jpeg" as const, width: w, height: h, changed: true };
+          // Far over budget: a lower quality will not do it, shrink now.
+          if (bytes.length > spec.maxBytes * 1.6) {
+            const shrink = Math.sqrt((spec.maxBytes / bytes.length) * 0.9);
+            [w, h] = [Math.max(1, Math.floor(w * shrink)), Math.max(1, Math.floor(h * shrink))];
+            break;
+          }
+          if (quality === QUALITY_LADDER[QUALITY_LADDER.length - 1]) {
+            const shrink = Math.sqrt((spec.maxBytes / bytes.length) * 0.9);
+            [w, h] = [Math.max(1, Math.floor(w * shrink)), Math.max(1, Math.floor(h * shrink))];
+          }
+        }
+      }
+    } catch (err) {
+      if (err instanceof InvalidImageError) throw new FitError("invalid", "The image could not be decoded.");
+      throw err;
+    } finally {
+      image.release();
+      releaseLargeCodecHeaps();
+    }
+  });
+}

@@ -1,0 +1,205 @@
+/**
+ * JPEG metadata without decoding: the frame (size, progressive or not), the EXIF Orientation tag, and a segment
+ * rewriter that drops metadata before a JPEG is stored.
+ *
+ * Stored JPEGs keep: JFIF (APP0), ICC profiles (APP2 `ICC_PROFILE`, colours would change without them), Adobe
+ * (APP14, it says how the colour channels are encoded), and every segment the decoder needs. They lose: EXIF and XMP
+ * (APP1: GPS position, device, serial numbers, thumbnails), every other APPn (maker notes, IPTC/Photoshop) and COM.
+ * The EXIF Orientation is kept as a minimal EXIF block holding that one tag, so the file still displays upright
+ * without re-encoding it (lossless, and no decode of a 10 MB photo at upload time); `width`/`height` reported
+ * for it are what a viewer shows (swapped for orientations 5–8). Images that are re-encoded (fit-image.ts) are
+ * rotated for real and carry no EXIF.
+ */
+
+export interface JpegInfo {
+  width: number;
+  height: number;
+  progressive: boolean;
+  /** EXIF Orientation 1–8 (1 when absent or invalid). */
+  orientation: number;
+}
+
+const u16 = (b: Uint8Array, i: number) => ((b[i] as number) << 8) | (b[i + 1] as number);
+
+interface Segment {
+  marker: number;
+  /** Offset of the 0xFF of the marker. */
+  start: number;
+  /** Offset just past the segment (for SOS: the start of the entropy-coded data). */
+  end: number;
+}
+
+/**
+ * The marker segments from SOI up to the first SOS (inclusive). `complete` is false when the structure breaks (or
+ * the file ends) before an SOS; `segments` then holds what was readable. Null when there is no SOI.
+ */
+function segments(b: Uint8Array): { segments: Segment[]; complete: boolean } | null {
+  if (b[0] !== 0xff || b[1] !== 0xd8) return null;
+  const out: Segment[] = [];
+  let i = 2;
+  while (i + 4 <= b.length) {
+    if (b[i] !== 0xff) break;
+    const marker = b[i + 1] as number;
+    if (marker === 0xff) {
+      i++; // fill byte
+      continue;
+    }
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2;
+      continue;
+    }
+    if (marker === 0xd9) break;
+    const len = u16(b, i + 2);
+    if (len < 2 || i + 2 + len > b.length) break;
+    out.push({ marker, start: i, end: i + 2 + len });
+    if (marker === 0xda) return { segments: out, complete: true };
+    i += 2 + len;
+  }
+  return { segments: out, complete: false };
+}
+
+/** Offset just past the primary image's EOI (FFD9 after the first scan), or the file's end when there is none. */
+function primaryImageEnd(b: Uint8Array, from: number): number {
+  // In entropy-coded data 0xFF is always followed by 0x00 or a marker, so the first FF D9 is the EOI. What follows
+  // it (MPF secondary images, gain maps, vendor trailers) carries metadata of its own and is dropped.
+  let i = from;
+  for (;;) {
+    i = b.indexOf(0xd9, i + 1);
+    if (i < 0) return b.length;
+    if (b[i - 1] === 0xff) return i + 1;
+  }
+}
+
+const isSof = (m: number) => m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc;
+const isExif = (b: Uint8Array, s: Segment) =>
+  s.marker === 0xe1 &&
+  s.end - s.start >= 10 &&
+  String.fromCharCode(...b.subarray(s.start + 4, s.start + 10)) === "Exif\0\0";
+
+/** Orientation from an EXIF APP1 segment (TIFF header, IFD0, tag 0x0112); 1 when absent or malformed. */
+function exifOrientation(b: Uint8Array, s: Segment): number {
+  const tiff = s.start + 10;
+  const end = s.end;
+  if (tiff + 8 > end) return 1;
+  const little = b[tiff] === 0x49 && b[tiff + 1] === 0x49;
+  if (!little && !(b[tiff] === 0x4d && b[tiff + 1] === 0x4d)) return 1;
+  const r16 = (i: number) => (little ? (b[i] as number) | ((b[i + 1] as number) << 8) : u16(b, i));
+  const r32 = (i: number) => (little ? r16(i) + r16(i + 2) * 65536 : r16(i) * 65536 + r16(i + 2));
+  const ifd = tiff + r32(tiff + 4);
+  if (ifd + 2 > end) return 1;
+  const count = r16(ifd);
+  for (let k = 0; k < count; k++) {
+    const e = ifd + 2 + k * 12;
+    if (e + 12 > end) return 1;
+    if (r16(e) === 0x0112) {
+      const v = r16(e + 8);
+      return v >= 1 && v <= 8 ? v : 1;
+    }
+  }
+  return 1;
+}
+
+/** Frame size, progressive flag and orientation; null when the JPEG's structure is broken. */
+export function jpegInfo(b: Uint8Array): JpegInfo | null {
+  const segs = segments(b)?.segments;
+  if (!segs) return null;
+  const sof = segs.find((s) => isSof(s.marker));
+  if (!sof || sof.end - sof.start < 9) return null;
+  const height = u16(b, sof.start + 5);
+  const width = u16(b, sof.start + 7);
+  if (!width || !height) return null;
+  const exif = segs.find((s) => isExif(b, s));
+  return {
+    width,
+    height,
+    progressive: sof.marker === 0xc2 || sof.marker === 0xc6 || sof.marker === 0xca || sof.marker === 0xce,
+    orientation: exif ? exifOrientation(b, exif) : 1,
+  };
+}
+
+/** Orientations 5–8 turn the image a quarter: a viewer shows it with width and height swapped. */
+export const swapsAxes = (orientation: number) => orientation >= 5 && orientation <= 8;
+
+/** APP1 EXIF holding only IFD0 with one Orientation tag (big-endian TIFF). */
+function orientationExif(orientation: number): Uint8Array {
+  // FFE1, length 34: "Exif\0\0", "MM\0*", IFD0 at 8; 1 entry: 0x0112 SHORT ×1 = orientation; next IFD 0.
+  return Uint8Array.from([
+    0xff,
+    0xe1,
+    0x00,
+    0x22,
+    0x45,
+    0x78,
+    0x69,
+    0x66,
+    0x00,
+    0x00,
+    0x4d,
+    0x4d,
+    0x00,
+    0x2a,
+    0x00,
+    0x00,
+    0x00,
+    0x08,
+    0x00,
+    0x01,
+    0x01,
+    0x12,
+    0x00,
+    0x03,
+    0x00,
+    0x00,
+    0x00,
+    0x01,
+    0x00,
+    orientation,
+    0x00,
+    0x00,
+    0x00,
+    0x00,
+    0x00,
+    0x00,
+  ]);
+}
+
+const KEPT_APPS = new Set([0xe0, 0xe2, 0xee]); // JFIF, ICC profile, Adobe
+
+/**
+ * The JPEG without metadata (see the file comment), or the same bytes when there is nothing to drop. Segments
+ * after the point where the header structure breaks (if it does) are copied unchanged, like the scan data. Null
+ * when there is no SOI.
+ */
+export function stripJpegMetadata(b: Uint8Array): Uint8Array | null {
+  const parsed = segments(b);
+  if (!parsed) return null;
+  const segs = parsed.segments;
+  const exif = segs.find((s) => isExif(b, s));
+  const orientation = exif ? exifOrientation(b, exif) : 1;
+  const dropped = (s: Segment) =>
+    s.marker === 0xfe ||
+    (s.marker >= 0xe0 && s.marker <= 0xef && !KEPT_APPS.has(s.marker)) ||
+    (s.marker === 0xe2 && String.fromCharCode(...b.subarray(s.start + 4, s.start + 16)) !== "ICC_PROFILE\0");
+  const headerEnd = segs.length ? (segs[segs.length - 1] as Segment).end : 2;
+  const end = parsed.complete ? primaryImageEnd(b, headerEnd) : b.length;
+  if (!segs.some(dropped) && end === b.length) return b;
+  const parts: Uint8Array[] = [b.subarray(0, 2)];
+  let exifPlaced = orientation === 1;
+  for (const s of segs) {
+    // The minimal EXIF goes right after JFIF (or first), where readers look for it.
+    if (!exifPlaced && s.marker !== 0xe0) {
+      parts.push(orientationExif(orientation));
+      exifPlaced = true;
+    }
+    if (!dropped(s)) parts.push(b.subarray(s.start, s.end));
+  }
+  if (!exifPlaced) parts.push(orientationExif(orientation));
+  parts.push(b.subarray(headerEnd, end));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
