@@ -86,7 +86,7 @@ export function scaleRows(source: RowSource, width: number, height: number): Row
         const o = out.subarray(r * width * 3, (r + 1) * width * 3);
         for (let k = 0; k < a.length; k++) {
           const v = (a[k] as number) + 0.5;
-          o[k] = v >= 255 ? 255 : v <= 0 ? 0 : v;
+          o[k] = Math.min(255, v); // sums of non-negative samples: never below 0.5
           a[k] = 0;
         }
       }
