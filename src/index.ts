@@ -3,7 +3,9 @@ import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { setLogLevel } from "./lib/logger";
 import { handleDeadLetterBatch, handlePublishBatch, isDeadLetterQueue } from "./publishing/consumer";
+import { backgroundContext } from "./publishing/context";
 import { runCron } from "./publishing/cron";
+import { handleWebhookBatch, WEBHOOK_QUEUE_NAME } from "./services/webhooks/consumer";
 
 export { UploadGuard } from "./durable-objects/upload-guard";
 
@@ -16,7 +18,9 @@ export default {
   },
   async queue(batch, env, ctx) {
     setLogLevel(loadConfig(env).LOG_LEVEL);
-    if (isDeadLetterQueue(batch.queue)) await handleDeadLetterBatch(batch, env, ctx);
+    if (batch.queue === WEBHOOK_QUEUE_NAME)
+      await handleWebhookBatch(backgroundContext(env, ctx, crypto.randomUUID()), batch);
+    else if (isDeadLetterQueue(batch.queue)) await handleDeadLetterBatch(batch, env, ctx);
     else await handlePublishBatch(batch, env, ctx);
   },
   async scheduled(_controller, env, ctx) {

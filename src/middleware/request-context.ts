@@ -4,6 +4,7 @@ import { loadConfig } from "../config";
 import type { ServiceContext } from "../context";
 import { countingD1, createDb, type QueryCounter } from "../db/client";
 import { log } from "../lib/logger";
+import { dispatchRecordedEvents } from "../services/webhooks/kick";
 import type { AppEnv } from "../types";
 
 /**
@@ -33,6 +34,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   };
   c.set("service", service);
   await next();
+  dispatchRecordedEvents(service);
   c.res.headers.set("X-Request-Id", requestId);
   // Outside production, say how many D1 statements the request ran (browser devtools and the benchmarks read it).
   if (service.config.APP_ENV !== "production")

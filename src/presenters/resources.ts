@@ -35,7 +35,12 @@ export const presentSignature = (s: typeof signatures.$inferSelect) => ({
   updated_at: formatYmdHis(s.updatedAt),
 });
 
-export const presentSocialAccount = (a: typeof socialAccounts.$inferSelect) => ({
+export const presentSocialAccount = (
+  a: Pick<
+    typeof socialAccounts.$inferSelect,
+    "id" | "platform" | "displayName" | "username" | "avatarUrl" | "isActive" | "status" | "createdAt" | "updatedAt"
+  >,
+) => ({
   id: a.id,
   platform: a.platform,
   display_name: a.displayName,

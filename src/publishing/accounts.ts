@@ -6,6 +6,7 @@ import { log } from "../lib/logger";
 import type { AdapterAccount, AdapterContext, PlatformAdapter } from "../platforms/types";
 import { PlatformError } from "../platforms/types";
 import { openCredentials, sealCredentials } from "../services/social-accounts/credentials";
+import { accountEvent } from "../services/webhooks/outbox";
 import { nextRefreshAt, REFRESH_SCHEDULES } from "./token-schedule";
 
 /**
@@ -173,10 +174,13 @@ async function adoptNewer(ctx: ServiceContext, loaded: LoadedAccount): Promise<R
 
 /** The platform refused the account's token for good: it needs a reconnect. */
 export async function markTokenExpired(ctx: ServiceContext, loaded: LoadedAccount): Promise<RefreshOutcome> {
-  await ctx.db
-    .update(socialAccounts)
-    .set({ status: "token_expired", tokenRefreshLeaseUntil: null, updatedAt: ctx.now() })
-    .where(and(eq(socialAccounts.id, loaded.row.id), eq(socialAccounts.status, "connected")));
+  await ctx.db.batch([
+    ctx.db
+      .update(socialAccounts)
+      .set({ status: "token_expired", tokenRefreshLeaseUntil: null, updatedAt: ctx.now() })
+      .where(and(eq(socialAccounts.id, loaded.row.id), eq(socialAccounts.status, "connected"))),
+    accountEvent(ctx, "account.token_expired", loaded.row.id, { afterChange: true }),
+  ]);
   log("warn", "token_expired", { social_account_id: loaded.row.id, platform: loaded.row.platform });
   return { ok: false };
 }

@@ -1,6 +1,8 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { postPlatforms } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
+import { dispatchRecordedEvents } from "../services/webhooks/kick";
+import { postPlatformEvents, postSettledEvent } from "../services/webhooks/outbox";
 import { backgroundContext } from "./context";
 import { PUBLISH_ERRORS } from "./errors";
 import { type PublishMessage, PublishMessageSchema } from "./messages";
@@ -46,6 +48,7 @@ export async function handlePublishBatch(
       }
     }),
   );
+  dispatchRecordedEvents(sctx);
 }
 
 /**
@@ -61,30 +64,38 @@ export async function handleDeadLetterBatch(
   const bodies = batch.messages.map((m) => parse(m, batch.queue)).filter((b): b is PublishMessage => b !== null);
   if (bodies.length > 0) {
     const now = sctx.now();
-    const failed = await sctx.db
-      .update(postPlatforms)
-      .set({
-        status: "failed",
-        errorMessage: sql`COALESCE(${postPlatforms.errorMessage}, ${PUBLISH_ERRORS.exhausted})`,
-        updatedAt: now,
-      })
-      .where(
-        and(
-          inArray(
-            postPlatforms.id,
-            bodies.map((b) => b.post_platform_id),
+    const rowIds = bodies.map((b) => b.post_platform_id);
+    const [failed] = await sctx.db.batch([
+      sctx.db
+        .update(postPlatforms)
+        .set({
+          status: "failed",
+          errorMessage: sql`COALESCE(${postPlatforms.errorMessage}, ${PUBLISH_ERRORS.exhausted})`,
+          updatedAt: now,
+        })
+        .where(
+          and(
+            inArray(
+              postPlatforms.id,
+              bodies.map((b) => b.post_platform_id),
+            ),
+            inArray(postPlatforms.status, ["pending", "publishing"]),
+            eq(postPlatforms.enabled, true),
           ),
-          inArray(postPlatforms.status, ["pending", "publishing"]),
-          eq(postPlatforms.enabled, true),
-        ),
-      )
-      .returning({ id: postPlatforms.id, postId: postPlatforms.postId });
+        )
+        .returning({ id: postPlatforms.id, postId: postPlatforms.postId }),
+      postPlatformEvents(sctx, rowIds, now),
+    ]);
     const postIds = [...new Set(failed.map((r) => r.postId))];
     if (postIds.length > 0) {
-      const [first, ...rest] = postIds.map((id) => recomputePostStatus(sctx.db, id, now));
+      const [first, ...rest] = postIds.flatMap((id) => [
+        recomputePostStatus(sctx.db, id, now),
+        postSettledEvent(sctx, id),
+      ]);
       await sctx.db.batch([first!, ...rest]);
     }
     if (failed.length > 0) log("warn", "publish_dead_lettered", { rows: failed.map((r) => r.id) });
   }
   batch.ackAll();
+  dispatchRecordedEvents(sctx);
 }

@@ -1,13 +1,23 @@
 import { errorFields, log } from "../lib/logger";
+import { sweepWebhookDeliveries } from "../services/webhooks/consumer";
+import { dispatchWebhookEvents } from "../services/webhooks/dispatch";
+import { forgetRecordedEvents } from "../services/webhooks/kick";
 import { backgroundContext } from "./context";
 import { runScheduler } from "./scheduler";
 import { sweepStuckRows } from "./sweeper";
 import { runTokenRefresh } from "./token-refresh";
 
-/** The every-minute cron: publish due posts, time out stuck rows and refresh tokens before they expire. */
+/**
+ * The every-minute cron: publish due posts, time out stuck rows and refresh tokens before they expire, then
+ * dispatch webhook events (theirs, and any a stopped Worker left in the outbox) and re-enqueue webhook deliveries
+ * whose message was lost.
+ */
 export async function runCron(env: Cloudflare.Env, ctx: ExecutionContext): Promise<void> {
   const sctx = backgroundContext(env, ctx, crypto.randomUUID());
-  const results = await Promise.allSettled([runScheduler(sctx), sweepStuckRows(sctx), runTokenRefresh(sctx)]);
+  const publishing = await Promise.allSettled([runScheduler(sctx), sweepStuckRows(sctx), runTokenRefresh(sctx)]);
+  forgetRecordedEvents(sctx);
+  const webhooks = await Promise.allSettled([dispatchWebhookEvents(sctx), sweepWebhookDeliveries(sctx)]);
+  const results = [...publishing, ...webhooks];
   for (const r of results) {
     if (r.status === "rejected") log("error", "cron_step_failed", errorFields(r.reason));
   }

@@ -2,6 +2,7 @@ import { and, eq, lt, ne } from "drizzle-orm";
 import type { ServiceContext } from "../context";
 import { postPlatforms } from "../db/schema";
 import type { PublishResult } from "../platforms/types";
+import { postPlatformEvents, postSettledEvent } from "../services/webhooks/outbox";
 import { recomputePostStatus } from "./status";
 
 /**
@@ -62,7 +63,9 @@ export async function markRowPublished(ctx: ServiceContext, row: RowRecord, resu
         updatedAt: now,
       })
       .where(and(eq(postPlatforms.id, row.id), ne(postPlatforms.status, "published"))),
+    postPlatformEvents(ctx, [row.id], now),
     recomputePostStatus(ctx.db, row.postId, now),
+    postSettledEvent(ctx, row.postId),
   ]);
 }
 
@@ -81,7 +84,9 @@ export async function markRowFailed(ctx: ServiceContext, row: RowRecord, message
           eq(postPlatforms.attempts, row.attempts),
         ),
       ),
+    postPlatformEvents(ctx, [row.id], now),
     recomputePostStatus(ctx.db, row.postId, now),
+    postSettledEvent(ctx, row.postId),
   ]);
 }
 

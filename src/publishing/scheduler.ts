@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
 import type { ServiceContext } from "../context";
 import { postPlatforms, posts } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
+import { postSettledEvent } from "../services/webhooks/outbox";
 import { enqueuePublishMessages, type PublishMessage, QUEUE_SEND_BATCH_MAX } from "./messages";
 import { recomputePostStatus } from "./status";
 
@@ -83,7 +84,10 @@ async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; worksp
   const withWork = new Set(rows.map((r) => r.postId));
   const settled = claimed.filter((p) => !withWork.has(p.id));
   if (settled.length > 0) {
-    const [first, ...rest] = settled.map((p) => recomputePostStatus(ctx.db, p.id, now));
+    const [first, ...rest] = settled.flatMap((p) => [
+      recomputePostStatus(ctx.db, p.id, now),
+      postSettledEvent(ctx, p.id),
+    ]);
     await ctx.db.batch([first!, ...rest]);
   }
 

@@ -2,6 +2,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import type { ServiceContext } from "../context";
 import { postPlatforms, posts } from "../db/schema";
 import { log } from "../lib/logger";
+import { postPlatformEvents, postSettledEvent } from "../services/webhooks/outbox";
 import { PUBLISH_ERRORS } from "./errors";
 import { recomputePostStatus } from "./status";
 
@@ -17,7 +18,7 @@ export async function sweepStuckRows(ctx: ServiceContext): Promise<number> {
   const now = ctx.now();
   const cutoff = now - STUCK_ROW_TIMEOUT_MS;
   const timedOut = { status: "failed" as const, errorMessage: PUBLISH_ERRORS.timedOut, updatedAt: now };
-  const [claimed, orphaned, stalePosts] = await ctx.db.batch([
+  const [claimed, orphaned, , stalePosts] = await ctx.db.batch([
     ctx.db
       .update(postPlatforms)
       .set(timedOut)
@@ -40,6 +41,8 @@ export async function sweepStuckRows(ctx: ServiceContext): Promise<number> {
         ),
       )
       .returning({ postId: postPlatforms.postId }),
+    // One statement for the rows of both updates: exactly those written just now with the timeout message.
+    postPlatformEvents(ctx, sql`pp.error_message = ${PUBLISH_ERRORS.timedOut}`, now, { afterChange: false }),
     ctx.db
       .select({ postId: posts.id })
       .from(posts)
@@ -48,7 +51,7 @@ export async function sweepStuckRows(ctx: ServiceContext): Promise<number> {
   ]);
   const postIds = [...new Set([...claimed, ...orphaned, ...stalePosts].map((r) => r.postId))];
   if (postIds.length > 0) {
-    const [first, ...rest] = postIds.map((id) => recomputePostStatus(ctx.db, id, now));
+    const [first, ...rest] = postIds.flatMap((id) => [recomputePostStatus(ctx.db, id, now), postSettledEvent(ctx, id)]);
     await ctx.db.batch([first!, ...rest]);
   }
   const failed = claimed.length + orphaned.length;

@@ -14,6 +14,7 @@ import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
 import { registerIssueUpload } from "./uploads/issue-upload";
 import { registerSignedUpload } from "./uploads/signed-upload";
+import { registerWebhooks } from "./webhooks";
 import { registerGetWorkspace } from "./workspace/get-workspace";
 
 /** Every REST operation, in registration order. Each area adds its registrar here. */
@@ -35,4 +36,5 @@ export const registrars: ((app: App) => unknown)[] = [
   registerIssueUpload,
   registerSignedUpload,
   registerServeMedia,
+  registerWebhooks,
 ];

@@ -1,4 +1,5 @@
 import { sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../../context";
 import { media, postMedia } from "../../db/schema";
 import { log } from "../../lib/logger";
@@ -39,12 +40,19 @@ export function appendToPost(ctx: MediaContext, postId: string, mediaId: string)
  * Creates the media rows (and attaches them to `postId` in the given order) in one batch. If the batch fails, the
  * stored objects are deleted so nothing is left behind, and the error is rethrown.
  */
-export async function recordMedia(ctx: MediaContext, rows: MediaRow[], postId: string | null): Promise<void> {
+export async function recordMedia(
+  ctx: MediaContext,
+  rows: MediaRow[],
+  postId: string | null,
+  /** Statements that commit with the rows (the webhook outbox's `media.uploaded`). */
+  alongside: BatchItem<"sqlite">[] = [],
+): Promise<void> {
   if (rows.length === 0) return;
   try {
     const statements = [
       ctx.db.insert(media).values(rows),
       ...(postId ? rows.map((r) => appendToPost(ctx, postId, r.id as string)) : []),
+      ...alongside,
     ];
     await ctx.db.batch(statements as [(typeof statements)[0], ...typeof statements]);
   } catch (err) {

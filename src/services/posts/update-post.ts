@@ -17,6 +17,7 @@ import { errorFields, log } from "../../lib/logger";
 import type { PostResource } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
 import { releaseUnreferencedMedia } from "../media/release-media";
+import { postEvent } from "../webhooks/outbox";
 import { getPost } from "./get-post";
 import {
   type AccountRow,
@@ -290,7 +291,9 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), inArray(posts.status, allowedFrom)));
   const claimHeld = ctx.db.run(sql`SELECT CASE WHEN changes() = 0 THEN json('claim lost') ELSE 1 END`);
   try {
-    await ctx.db.batch([claim, claimHeld, ...writes] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    // post.scheduled goes last, so its snapshot shows the post as this request leaves it.
+    const event = target === "scheduled" ? [postEvent(ctx, "post.scheduled", postId)] : [];
+    await ctx.db.batch([claim, claimHeld, ...writes, ...event] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
     const again = await ctx.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId)).get();
     if (again && allowedFrom.includes(again.status)) throw err;

@@ -4,6 +4,7 @@ import { socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { presentSocialAccount } from "../../presenters/resources";
+import { accountEvent } from "../webhooks/outbox";
 import type { AccountCredentials } from "./credentials";
 import { sealCredentials } from "./credentials";
 import { verifyBluesky, verifyMastodon } from "./verify-account";
@@ -98,7 +99,7 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
     createdAt: now,
     updatedAt: now,
   };
-  await ctx.db.insert(socialAccounts).values(row);
+  await ctx.db.batch([ctx.db.insert(socialAccounts).values(row), accountEvent(ctx, "account.connected", row.id)]);
   return presentSocialAccount(row);
 }
 
@@ -126,9 +127,13 @@ export async function toggleSocialAccount(ctx: WorkspaceContext, id: string) {
 
 /** Keeps the row (post platforms keep their snapshots) but erases the credentials. */
 export async function disconnectSocialAccount(ctx: WorkspaceContext, id: string) {
-  await findAccount(ctx, id);
-  await ctx.db
-    .update(socialAccounts)
-    .set({ status: "disconnected", isActive: false, credentials: null, tokenExpiresAt: null, updatedAt: ctx.now() })
-    .where(and(eq(socialAccounts.id, id), eq(socialAccounts.workspaceId, ctx.workspaceId)));
+  const before = await findAccount(ctx, id);
+  await ctx.db.batch([
+    ctx.db
+      .update(socialAccounts)
+      .set({ status: "disconnected", isActive: false, credentials: null, tokenExpiresAt: null, updatedAt: ctx.now() })
+      .where(and(eq(socialAccounts.id, id), eq(socialAccounts.workspaceId, ctx.workspaceId))),
+    // Once per disconnection: a repeated DELETE of a disconnected account records nothing.
+    ...(before.status === "disconnected" ? [] : [accountEvent(ctx, "account.disconnected", id)]),
+  ]);
 }

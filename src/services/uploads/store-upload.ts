@@ -7,6 +7,7 @@ import type { MultipartReader } from "../../media/multipart";
 import { ingestLimits } from "../media/media-target";
 import { discardObjects, mediaRow, recordMedia } from "../media/record-media";
 import { asHttpError, readFilePart } from "../media/upload-post-media";
+import { dataEvent } from "../webhooks/outbox";
 import { tokenGuard } from "./upload-guard";
 
 export const TOKEN_USED_MESSAGE = "This upload URL has already been used.";
@@ -68,8 +69,16 @@ export async function storeSignedUpload(
     await discardObjects(ctx, [row.path]);
     throw conflict(TOKEN_USED_MESSAGE);
   }
+  const stored: StoredUpload = {
+    upload_token: upload.token,
+    media_id: row.id as string,
+    type: row.type,
+    mime_type: row.mimeType,
+    original_filename: row.originalFilename ?? "",
+  };
   try {
-    await recordMedia(ctx, [row], null); // deletes the object itself on failure
+    // deletes the object itself on failure
+    await recordMedia(ctx, [row], null, [dataEvent(ctx, ctx.workspaceId, "media.uploaded", stored)]);
   } catch (err) {
     await guard.releaseToken(upload.token).catch(() => {});
     // The unique index on upload_token is the last line of defence: a row exists, so the token is used.
@@ -77,11 +86,5 @@ export async function storeSignedUpload(
     throw err;
   }
   await guard.spendToken(upload.token);
-  return {
-    upload_token: upload.token,
-    media_id: row.id as string,
-    type: row.type,
-    mime_type: row.mimeType,
-    original_filename: row.originalFilename ?? "",
-  };
+  return stored;
 }

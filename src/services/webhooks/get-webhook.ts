@@ -1,0 +1,6 @@
+import type { WorkspaceContext } from "../../context";
+import { findWebhookEndpoint, presentWebhookEndpoint } from "./endpoints";
+
+export async function getWebhook(ctx: WorkspaceContext, id: string) {
+  return presentWebhookEndpoint(await findWebhookEndpoint(ctx, id));
+}
