@@ -6,7 +6,6 @@ import { errorFields, log } from "../../lib/logger";
 import {
   ATTEMPT_TIMEOUT_MS,
   DISABLE_AFTER_FAILING_MS,
-  MAX_ATTEMPTS,
   RESPONSE_EXCERPT_BYTES,
   retryDelaySeconds,
 } from "./delivery-policy";
