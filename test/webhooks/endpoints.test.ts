@@ -117,6 +117,7 @@ describe("webhook endpoints CRUD", () => {
       "https://localhost/hook": "The url is refused: Private addresses are not allowed.",
       "https://metadata.google.internal/": "The url is refused: Private addresses are not allowed.",
       "https://user:pw@example.com/hook": "The url is refused: URLs with credentials are not allowed.",
+      "https://example.com:8443/hook": "The url is refused: Only ports 80 and 443 are allowed.",
       "not a url": "The url field must be a valid URL.",
     };
     for (const [url, message] of Object.entries(refused)) {

@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../../context";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
 import { errorFields, log } from "../../lib/logger";
+import { guardedFetch, OutboundRefusedError } from "../../lib/outbound-guard";
 import {
   ATTEMPT_TIMEOUT_MS,
   DISABLE_AFTER_FAILING_MS,
@@ -148,20 +149,22 @@ async function send(
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const response = await fetch(endpoint.url, {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        "User-Agent": "edge-social-publisher-webhooks/1",
-        "webhook-id": eventId,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": await signatureHeader(secrets, eventId, timestamp, body),
+    const response = await guardedFetch(
+      endpoint.url,
+      {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          "User-Agent": "edge-social-publisher-webhooks/1",
+          "webhook-id": eventId,
+          "webhook-timestamp": String(timestamp),
+          "webhook-signature": await signatureHeader(secrets, eventId, timestamp, body),
+        },
+        body,
       },
-      body,
-      // A redirect is an answer, not a hop to follow: following it would let a public URL point at a private one.
-      redirect: "manual",
-      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-    });
+      // A redirect is an answer (a failure), not a hop to follow. One deadline covers the answer and the excerpt.
+      { allowPrivate: ctx.config.MEDIA_FETCH_ALLOW_PRIVATE, maxRedirects: 0, timeoutMs: ATTEMPT_TIMEOUT_MS },
+    );
     const excerpt = await readExcerpt(response);
     const ok = response.status >= 200 && response.status < 300;
     return {
@@ -172,8 +175,9 @@ async function send(
       error: ok ? null : `The endpoint answered ${response.status}.`,
     };
   } catch (err) {
-    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    if (!timedOut) log("warn", "webhook_send_error", { endpoint_id: endpoint.id, ...errorFields(err) });
+    const timedOut = err instanceof OutboundRefusedError && err.kind === "timeout";
+    if (!(err instanceof OutboundRefusedError))
+      log("warn", "webhook_send_error", { endpoint_id: endpoint.id, ...errorFields(err) });
     return {
       ok: false,
       status: null,

@@ -1,12 +1,13 @@
 import type { Config } from "../../config";
-import { refusalReason } from "../../media/fetch-url";
+import { outboundRefusal } from "../../lib/outbound-guard";
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
 /**
- * Why `raw` may not be a webhook URL, or null: public `https` only, with the SSRF rules of media from URL
- * (no loopback, private, link-local or metadata hosts, no credentials). MEDIA_FETCH_ALLOW_PRIVATE (development)
- * lifts the address rules and allows `http`, so a receiver on loopback can be used.
+ * Why `raw` may not be a webhook URL, or null: public `https` only, under the shared outbound guard
+ * (src/lib/outbound-guard.ts, docs/security.md: no loopback, private, link-local or metadata hosts, ports 80/443,
+ * no credentials). MEDIA_FETCH_ALLOW_PRIVATE (development) lifts the address rules and allows `http`, so a receiver
+ * on loopback can be used.
  */
 export function webhookUrlProblem(config: Pick<Config, "MEDIA_FETCH_ALLOW_PRIVATE">, raw: string): string | null {
   let url: URL;
@@ -17,6 +18,6 @@ export function webhookUrlProblem(config: Pick<Config, "MEDIA_FETCH_ALLOW_PRIVAT
   }
   if (url.protocol !== "https:" && !(config.MEDIA_FETCH_ALLOW_PRIVATE && url.protocol === "http:"))
     return "The url field must be an https URL.";
-  const reason = refusalReason(url, config.MEDIA_FETCH_ALLOW_PRIVATE);
+  const reason = outboundRefusal(url, { allowPrivate: config.MEDIA_FETCH_ALLOW_PRIVATE });
   return reason ? `The url is refused: ${reason}` : null;
 }
