@@ -1,12 +1,14 @@
 /**
  * The one media pipeline shared by direct upload, import from URL and the signed upload:
  * sniff the type from the first bytes → check the kinds the caller accepts → apply the per-kind cap while
- * streaming → (images) read dimensions from the header, guard the pixel budget, transcode PNG/WebP to JPEG →
+ * streaming → (images) read dimensions from the header, guard the pixel budget, transcode PNG/WebP to JPEG, strip
+ * JPEG metadata →
  * store at `medias/<uuid>.<ext>` in R2. Throws MediaRejectedError (a 422 for the caller) for anything the client
  * sent wrong; leaves nothing in R2 when it throws.
  */
 import type { MediaKind } from "../catalog/platforms";
 import { type ByteSource, peek } from "./byte-source";
+import { jpegInfo, stripJpegMetadata, swapsAxes } from "./jpeg-meta";
 import { type DetectedType, detectType, readDimensions, SNIFF_BYTES, storedFormat } from "./sniff";
 import { putStream, readAll, TooLargeError } from "./storage";
 import { checkEncodable, InvalidImageError, MAX_JPEG_DIMENSION, transcodeToJpeg } from "./transcode";
@@ -135,6 +137,12 @@ export async function ingestMedia(
   if (!dims) throw reject("invalid_image", rejectMessages.invalid_image());
   let width = dims.width;
   let height = dims.height;
+  if (detected.mime === "image/jpeg") {
+    // Stored without EXIF/XMP/comments (GPS, device); the orientation survives as a one-tag EXIF, and the size
+    // reported is what a viewer shows (jpeg-meta.ts).
+    bytes = stripJpegMetadata(bytes) ?? bytes;
+    if (swapsAxes(jpegInfo(bytes)?.orientation ?? 1)) [width, height] = [height, width];
+  }
   if (detected.mime === "image/png" || detected.mime === "image/webp") {
     // Refuse from the header, before touching a decoder: what a JPEG cannot hold (libjpeg's 65,500 per side), and
     // more pixels than the isolate's memory allows (WebP is decoded whole, so its limit is lower).

@@ -5,6 +5,25 @@
  */
 export const MEDIA_CACHE_CONTROL = "public, max-age=31536000, immutable";
 
+/**
+ * Served media is data, never a document: a browser must not sniff it into HTML or script (nosniff) and, if it is
+ * ever rendered as a document anyway (opened directly, or an SVG/HTML slipped into storage some other way), it may
+ * load nothing and runs in a sandbox without scripts, forms or same-origin access. Images and videos embedded
+ * elsewhere (<img>, <video>) are not affected: CSP applies to the document being served, not to embedders.
+ */
+export const MEDIA_SECURITY_HEADERS = {
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy": "default-src 'none'; sandbox",
+} as const;
+
+/** The type each servable extension is served as, whatever the object's metadata says. */
+const TYPE_OF_EXTENSION: Record<string, string> = {
+  jpg: "image/jpeg",
+  gif: "image/gif",
+  mp4: "video/mp4",
+  mov: "video/quicktime",
+};
+
 /** Keys the Worker serves: exactly what the pipeline writes. */
 export const SERVABLE_KEY = /^medias\/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.(jpg|gif|mp4|mov)$/;
 
@@ -28,6 +47,9 @@ export function parseRange(header: string | null): Range | "invalid" | null {
 function baseHeaders(object: R2Object): Headers {
   const headers = new Headers();
   object.writeHttpMetadata(headers);
+  const type = TYPE_OF_EXTENSION[object.key.slice(object.key.lastIndexOf(".") + 1)];
+  if (type) headers.set("Content-Type", type);
+  for (const [name, value] of Object.entries(MEDIA_SECURITY_HEADERS)) headers.set(name, value);
   headers.set("ETag", object.httpEtag);
   headers.set("Cache-Control", MEDIA_CACHE_CONTROL);
   headers.set("Accept-Ranges", "bytes");

@@ -33,6 +33,27 @@ describe("GET /media/medias/<file>", () => {
     expect(await head.text()).toBe("");
   });
 
+  it("marks every answer nosniff with a sandboxing CSP, and types it by its extension, not its metadata", async () => {
+    // An object whose metadata claims HTML (written by anything but the pipeline) is still served as a JPEG.
+    const key = `medias/${crypto.randomUUID()}.jpg`;
+    await env.MEDIA_BUCKET.put(key, "<script>alert(1)</script>", { httpMetadata: { contentType: "text/html" } });
+    const etag = (await env.MEDIA_BUCKET.head(key))!.httpEtag;
+    for (const [headers, method, status] of [
+      [{}, "GET", 200],
+      [{}, "HEAD", 200],
+      [{ Range: "bytes=0-3" }, "GET", 206],
+      [{ Range: "bytes=999-" }, "GET", 416],
+      [{ "If-None-Match": etag }, "GET", 304],
+    ] as const) {
+      const res = await get(`/media/${key}`, headers, method);
+      await res.arrayBuffer();
+      expect(res.status).toBe(status);
+      expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+      expect(res.headers.get("Content-Security-Policy")).toBe("default-src 'none'; sandbox");
+      expect(res.headers.get("Content-Type")).toBe("image/jpeg");
+    }
+  });
+
   it("answers ranges with 206 and Content-Range, and unsatisfiable ones with 416", async () => {
     const key = await stored(bytes);
     const cases: [string, number, number][] = [
