@@ -5,10 +5,11 @@ import type { WorkspaceContext } from "../context";
 import { mediaTools } from "./media.tools";
 import { metricsTools, postTools } from "./posts.tools";
 import { registerTools, type ToolDefinition } from "./tool";
+import { webhookTools } from "./webhooks.tools";
 import { workspaceTools } from "./workspace.tools";
 
 /** Every tool area; each `<area>.tools.ts` exports its list. */
-export const toolAreas: ToolDefinition[][] = [postTools, mediaTools, metricsTools, workspaceTools];
+export const toolAreas: ToolDefinition[][] = [postTools, mediaTools, metricsTools, workspaceTools, webhookTools];
 
 /**
  * Stateless MCP over streamable HTTP: a fresh server and transport per request, scoped to the API key's

@@ -24,7 +24,7 @@ describe("MCP tool server: workspace tools", () => {
     const ws = await createTestWorkspace();
     const client = await connectMcp(ws.key);
     const { tools } = await client.listTools();
-    // Exactly the 26 tools of decisions §10.
+    // The 26 tools of decisions §10, and the webhook tools of issue 19.
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         "list-posts-tool",
@@ -53,6 +53,15 @@ describe("MCP tool server: workspace tools", () => {
         "list-api-keys-tool",
         "create-api-key-tool",
         "delete-api-key-tool",
+        "list-webhooks-tool",
+        "create-webhook-tool",
+        "get-webhook-tool",
+        "update-webhook-tool",
+        "delete-webhook-tool",
+        "rotate-webhook-secret-tool",
+        "test-webhook-tool",
+        "list-webhook-deliveries-tool",
+        "retry-webhook-delivery-tool",
       ].sort(),
     );
     const byName = new Map(tools.map((t) => [t.name, t]));
