@@ -34,6 +34,8 @@ export const configSchema = z.object({
     .default("")
     .transform((v) => v.replace(/\/+$/, "")),
   API_RATE_LIMIT_PER_MINUTE: int(60),
+  /** Workspace-wide throttle beside the per-key one: all of a workspace's keys together (docs/security.md). */
+  API_WORKSPACE_RATE_LIMIT_PER_MINUTE: int(300),
   MEDIA_IMAGE_MAX_BYTES: int(10 * 1024 * 1024),
   MEDIA_VIDEO_MAX_BYTES: int(1024 * 1024 * 1024),
   MEDIA_MAX_IMAGE_PIXELS: int(16_000_000),

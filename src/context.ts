@@ -1,5 +1,6 @@
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import type { ApiKeyScope } from "./services/api-keys/scopes";
 
 /** What every service verb receives, built by each transport (HTTP, MCP, queue, cron). */
 export interface ServiceContext {
@@ -18,4 +19,8 @@ export interface ServiceContext {
 export interface WorkspaceContext extends ServiceContext {
   workspaceId: string;
   apiKeyId: string;
+  /** What the key may do (src/services/api-keys/scopes.ts); checked by the route or tool before it runs. */
+  apiKeyScope: ApiKeyScope;
+  /** The key's own expiry (epoch ms) or null: keys it mints may not outlive it. */
+  apiKeyExpiresAt: number | null;
 }

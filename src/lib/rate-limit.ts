@@ -1,6 +1,12 @@
 import type { KeyHits } from "../durable-objects/upload-guard";
 
-const apiKeySubject = (keyId: string) => `api-key:${keyId}`;
+/**
+ * A throttle id is an API key id, or `workspace:<id>` for the workspace-wide window that every key of the workspace
+ * also counts against (so minting more keys does not multiply the budget). Each has its own Durable Object.
+ */
+export const workspaceThrottleId = (workspaceId: string) => `workspace:${workspaceId}`;
+const apiKeySubject = (throttleId: string) =>
+  throttleId.startsWith("workspace:") ? throttleId : `api-key:${throttleId}`;
 
 /** Takes hits from a key's one-minute window in its Durable Object (see throttle-leases.ts). */
 export function takeApiKeyHits(

@@ -9,6 +9,7 @@ const postId = z.uuid().describe("Id (UUID) of the post to attach the media to."
 export const mediaTools = [
   defineTool({
     name: "attach-media-from-url-tool",
+    scope: "publish",
     title: "Attach media from URLs",
     description:
       "Downloads 1–10 public http(s) URLs (JPEG, PNG, GIF, WebP images up to 10 MB; MP4, MOV videos up to 1 GB) and appends them to the post's media. PNG and WebP become JPEG. Returns {post, attached_count, failed_urls}; unreachable, wrong-type, too-large or not-accepted URLs are listed in failed_urls.",
@@ -21,6 +22,7 @@ export const mediaTools = [
   }),
   defineTool({
     name: "request-media-upload-tool",
+    scope: "publish",
     title: "Request a media upload URL",
     description:
       'Issues a one-shot signed upload URL (valid 15 minutes). POST the file to upload_url as multipart/form-data in the field named field_name ("media"), without any Authorization header; the answer carries media_id. Then call attach-media-from-upload-tool with the same upload_token to attach it to a post.',
@@ -30,6 +32,7 @@ export const mediaTools = [
   }),
   defineTool({
     name: "attach-media-from-upload-tool",
+    scope: "publish",
     title: "Attach uploaded media",
     description:
       "Attaches the media created by a signed upload (request-media-upload-tool) to a post. Attaching the same upload to the same post again changes nothing. Returns {post}.",

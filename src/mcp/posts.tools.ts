@@ -48,6 +48,7 @@ export const postTools = [
   }),
   defineTool({
     name: "create-post-tool",
+    scope: "publish",
     title: "Create post",
     description:
       "Creates a draft post. Each platforms[] entry pairs a social account (see list-social-accounts-tool) with a content_type valid for its platform (see list-content-types-tool). Schedule or publish it afterwards with update-post-tool or publish-post-tool.",
@@ -67,6 +68,7 @@ export const postTools = [
   }),
   defineTool({
     name: "update-post-tool",
+    scope: "publish",
     title: "Update post",
     description:
       "Edits a post: content, scheduled_at, media (replaces), label_ids (replaces), platforms[] ({id, enabled?, content_type?, meta?} for an existing row — meta such as Pinterest board_id or TikTok privacy_level is shallow-merged, null removes a key — or {social_account_id, content_type} to add a target) and status (draft | scheduled | publishing).",
@@ -86,6 +88,7 @@ export const postTools = [
   }),
   defineTool({
     name: "publish-post-tool",
+    scope: "publish",
     title: "Publish post now",
     description:
       "Publishes a post now (status=publishing): every enabled, not yet published platform is queued. Follow progress with get-post-tool.",
@@ -95,6 +98,7 @@ export const postTools = [
   }),
   defineTool({
     name: "delete-post-tool",
+    scope: "publish",
     title: "Delete post",
     description: "Deletes a post (not while it is publishing). Nothing is deleted on the networks.",
     input: { post_id: postId },

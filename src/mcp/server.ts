@@ -15,7 +15,11 @@ export const toolAreas: ToolDefinition[][] = [postTools, mediaTools, metricsTool
  * Stateless MCP over streamable HTTP: a fresh server and transport per request, scoped to the API key's
  * workspace, JSON responses (no SSE sessions to keep).
  */
-export async function handleMcpRequest(ctx: WorkspaceContext, request: Request): Promise<Response> {
+export async function handleMcpRequest(
+  ctx: WorkspaceContext,
+  request: Request,
+  parsedBody?: unknown,
+): Promise<Response> {
   const server = new McpServer(
     { name: "edge-social-publisher", version: "1.0.0" },
     { capabilities: { tools: {} }, jsonSchemaValidator: new CfWorkerJsonSchemaValidator() },
@@ -26,5 +30,5 @@ export async function handleMcpRequest(ctx: WorkspaceContext, request: Request):
     enableJsonResponse: true,
   });
   await server.connect(transport);
-  return transport.handleRequest(request);
+  return transport.handleRequest(request, parsedBody === undefined ? undefined : { parsedBody });
 }

@@ -4,11 +4,12 @@ import type { z } from "zod";
 import type { WorkspaceContext } from "../context";
 import { AppError } from "../lib/errors";
 import { errorFields, log } from "../lib/logger";
+import { type ApiKeyScope, scopeAllows, scopeForbidden } from "../services/api-keys/scopes";
 
 /**
  * One tool = name, description, described input fields, annotations and a `run` that calls the same service
- * verbs as REST. Registered through `registerTools` only, so error rendering and workspace scoping cannot be
- * skipped: service errors (AppError) become tool errors with their message and field errors; anything else is a
+ * verbs as REST. Registered through `registerTools` only, so error rendering, workspace scoping and the API key's
+ * scope check cannot be skipped: service errors (AppError) become tool errors with their message and field errors; anything else is a
  * logged "Server error." tool error — never a protocol crash.
  */
 export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
@@ -17,6 +18,8 @@ export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   description: string;
   input: Shape;
   annotations: Pick<ToolAnnotations, "readOnlyHint" | "destructiveHint" | "idempotentHint" | "openWorldHint">;
+  /** The API key scope the tool needs (docs/security.md); by default `read` for read-only tools, else `full`. */
+  scope?: ApiKeyScope;
   run: (ctx: WorkspaceContext, input: z.infer<z.ZodObject<Shape>>) => Promise<unknown>;
 }
 
@@ -37,6 +40,10 @@ function toolResult(value: unknown): CallToolResult {
   return { content: [{ type: "text", text: JSON.stringify(value) }], structuredContent: structured };
 }
 
+/** The scope a tool needs: its own, or `read` for read-only tools and `full` for the rest. */
+export const toolScope = (tool: ToolDefinition): ApiKeyScope =>
+  tool.scope ?? (tool.annotations.readOnlyHint ? "read" : "full");
+
 export function registerTools(server: McpServer, ctx: WorkspaceContext, tools: ToolDefinition[]): void {
   for (const tool of tools) {
     server.registerTool(
@@ -48,6 +55,8 @@ export function registerTools(server: McpServer, ctx: WorkspaceContext, tools: T
         annotations: { title: tool.title, openWorldHint: false, ...tool.annotations },
       },
       (async (input: Record<string, unknown>) => {
+        const need = toolScope(tool);
+        if (!scopeAllows(ctx.apiKeyScope, need)) return toolError(scopeForbidden(ctx.apiKeyScope, need).message);
         try {
           return toolResult(await tool.run(ctx, input as never));
         } catch (err) {

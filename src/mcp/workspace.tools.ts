@@ -3,6 +3,7 @@ import { CATALOG } from "../catalog/platforms";
 import { validationError } from "../lib/errors";
 import { parseUserDateTime } from "../lib/time";
 import { createApiKey, deleteApiKey, listApiKeys } from "../services/api-keys/api-keys";
+import { API_KEY_SCOPES, type ApiKeyScope } from "../services/api-keys/scopes";
 import { createLabel, deleteLabel, listLabels, updateLabel } from "../services/labels/labels";
 import { createSignature, deleteSignature, listSignatures, updateSignature } from "../services/signatures/signatures";
 import { listSocialAccounts, toggleSocialAccount } from "../services/social-accounts/social-accounts";
@@ -139,6 +140,7 @@ export const workspaceTools = [
   }),
   defineTool({
     name: "create-api-key-tool",
+    scope: "publish",
     title: "Create API key",
     description: "Creates an API key for this workspace. The plain token is returned once, in plain_token.",
     input: {
@@ -146,7 +148,17 @@ export const workspaceTools = [
       expires_at: z
         .string()
         .optional()
-        .describe("Optional expiry, ISO 8601 (a bare date or date-time is read as UTC); must be in the future."),
+        .describe(
+          "Optional expiry, ISO 8601 (a bare date or date-time is read as UTC); must be in the future and not later than this key's own expiry (omitted: this key's expiry).",
+        ),
+      scopes: z
+        .array(z.enum(API_KEY_SCOPES))
+        .min(1)
+        .max(API_KEY_SCOPES.length)
+        .optional()
+        .describe(
+          "Optional: full, publish (posts, media, uploads, narrower keys) or read; the widest listed applies. At most this key's own scope, which is the default.",
+        ),
     },
     annotations: WRITE,
     run: async (ctx, input) => {
@@ -157,13 +169,18 @@ export const workspaceTools = [
         if (expiresAt <= ctx.now())
           throw validationError({ expires_at: ["The expires at field must be a date after today."] });
       }
-      return createApiKey(ctx, { name: input.name as string, expiresAt });
+      return createApiKey(ctx, {
+        name: input.name as string,
+        expiresAt,
+        scopes: input.scopes as ApiKeyScope[] | undefined,
+      });
     },
   }),
   defineTool({
     name: "delete-api-key-tool",
+    scope: "publish",
     title: "Delete API key",
-    description: "Revokes an API key; it stops working at once.",
+    description: "Revokes an API key and every key it minted; they stop working at once.",
     input: { api_key_id: uuid("API key") },
     annotations: DELETE,
     run: async (ctx, { api_key_id }) => {

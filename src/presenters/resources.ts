@@ -15,6 +15,8 @@ export const presentApiKey = (k: typeof apiKeys.$inferSelect) => ({
   last_used_at: formatIso(k.lastUsedAt),
   expires_at: formatIso(k.expiresAt),
   created_at: formatIso(k.createdAt),
+  /** One level today (`full`, `publish` or `read`); an array so finer scopes can be added. */
+  scopes: [k.scope],
 });
 
 export const presentLabel = (

@@ -1,5 +1,6 @@
 import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
-import { requireApiKey } from "../middleware/auth";
+import { requireApiKey, requireScope } from "../middleware/auth";
+import { type ApiKeyScope, defaultScopeFor } from "../services/api-keys/scopes";
 
 /** Shared OpenAPI building blocks: error bodies, id params, and the two kinds of route (public, API key). */
 
@@ -29,6 +30,7 @@ export const errorResponses = {
 
 const authResponses = {
   401: json(ErrorSchema, "Missing, malformed, unknown, revoked or expired API key."),
+  403: json(ErrorSchema, "The API key's scope does not allow this operation."),
   429: json(ErrorSchema, "Per-key throttle exceeded; see `Retry-After`."),
 } as const;
 
@@ -39,12 +41,19 @@ export const jsonBody = <T extends z.ZodType>(schema: T, description = "JSON bod
 export const ok = <T extends z.ZodType>(schema: T, description: string) => json(schema, description);
 export const noContent = { description: "Done; no body." } as const;
 
-/** A route that needs a Bearer API key; the key middleware and its documented failures cannot be forgotten. */
-export function authedRoute<R extends Omit<RouteConfig, "security" | "middleware">>(route: R) {
+/**
+ * A route that needs a Bearer API key; the key middleware, the scope check and their documented failures cannot be
+ * forgotten. `scope` is what the route needs (docs/security.md): by default `read` for GET, `full` otherwise. It is
+ * listed in the operation's security requirement (`Bearer: [scope]`).
+ */
+export function authedRoute<R extends Omit<RouteConfig, "security" | "middleware">>(
+  route: R & { scope?: ApiKeyScope },
+) {
+  const { scope = defaultScopeFor(route.method), ...config } = route;
   return createRoute({
-    ...route,
-    security: [{ Bearer: [] }],
-    middleware: [requireApiKey] as const,
+    ...(config as unknown as R),
+    security: [{ Bearer: [scope] }],
+    middleware: [requireApiKey, requireScope(scope)] as const,
     responses: { ...errorResponses, ...authResponses, ...route.responses },
   });
 }

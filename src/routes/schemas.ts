@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { API_KEY_SCOPES } from "../services/api-keys/scopes";
 import { isoDate, ymdHis } from "./openapi";
 
 /** Response schemas of the workspace-level resources (the presenters produce exactly these). */
@@ -13,6 +14,10 @@ export const ApiKeySchema = z
     last_used_at: isoDate.nullable(),
     expires_at: isoDate.nullable(),
     created_at: isoDate,
+    scopes: z.array(z.enum(API_KEY_SCOPES)).openapi({
+      description: "What the key may do: `full`, `publish` (posts, media, uploads, narrower keys) or `read`.",
+      example: ["full"],
+    }),
   })
   .openapi("ApiKey");
 

@@ -309,6 +309,8 @@ export function workspaceContext(ws: TestWorkspace): WorkspaceContext {
     waitUntil: () => {},
     workspaceId: ws.workspaceId,
     apiKeyId: ws.keyId,
+    apiKeyScope: "full",
+    apiKeyExpiresAt: null,
   };
 }
 

@@ -19,6 +19,7 @@ describe("API keys", () => {
         last_used_at: null,
         expires_at: "2099-01-02T03:04:05+00:00",
         created_at: expect.stringMatching(ISO_OFFSET),
+        scopes: ["full"],
       },
       plain_token: expect.stringMatching(/^esp_/),
     });
@@ -30,7 +31,14 @@ describe("API keys", () => {
     expect(list.status).toBe(200);
     expect(list.body.map((k: { name: string }) => k.name)).toEqual(["CI", "Default key"]);
     expect(JSON.stringify(list.body)).not.toContain(res.body.plain_token);
-    expect(Object.keys(list.body[0]).sort()).toEqual(["created_at", "expires_at", "id", "last_used_at", "name"]);
+    expect(Object.keys(list.body[0]).sort()).toEqual([
+      "created_at",
+      "expires_at",
+      "id",
+      "last_used_at",
+      "name",
+      "scopes",
+    ]);
   });
 
   it("reads a bare date or datetime as UTC", async () => {

@@ -102,6 +102,7 @@ describe("POST /api/admin/workspaces", () => {
         last_used_at: null,
         expires_at: null,
         created_at: expect.stringMatching(ISO_OFFSET),
+        scopes: ["full"],
       },
       plain_token: expect.stringMatching(/^esp_[A-Za-z0-9_-]{43}$/),
     });

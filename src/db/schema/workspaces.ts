@@ -21,8 +21,15 @@ export const apiKeys = sqliteTable(
     expiresAt: integer("expires_at"),
     revokedAt: integer("revoked_at"),
     createdAt: integer("created_at").notNull(),
+    /** `full`, `publish` or `read` (src/services/api-keys/scopes.ts); keys older than issue 21 are `full`. */
+    scope: text("scope", { enum: ["full", "publish", "read"] })
+      .notNull()
+      .default("full"),
+    /** The key that minted this one; null for bootstrap keys. Revoking a key revokes its descendants. */
+    parentKeyId: text("parent_key_id"),
   },
   (t) => [
+    index("api_keys_parent_idx").on(t.parentKeyId),
     uniqueIndex("api_keys_token_hash_unique").on(t.tokenHash),
     index("api_keys_workspace_idx").on(t.workspaceId, t.createdAt),
   ],

@@ -31,6 +31,7 @@ export const AttachMediaFromUrlResponse = z
 
 const route = authedRoute({
   method: "post",
+  scope: "publish",
   path: "/api/posts/{post}/media/from-url",
   operationId: "attachMediaFromUrl",
   tags: ["Media"],

@@ -1,7 +1,6 @@
 import { notFound } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { MultipartReader } from "../../media/multipart";
-import { requireApiKey } from "../../middleware/auth";
 import { uploadPostMedia } from "../../services/media/upload-post-media";
 import type { App } from "../../types";
 import { authedRoute, idParam, ok } from "../openapi";
@@ -12,6 +11,7 @@ import { multipartBody } from "./schemas";
 // multipart body, and a video must stream.
 const route = authedRoute({
   method: "post",
+  scope: "publish",
   path: "/api/posts/{post}/media",
   operationId: "uploadPostMedia",
   tags: ["Media"],
@@ -23,9 +23,11 @@ const route = authedRoute({
 });
 
 export function registerUploadPostMedia(app: App) {
-  const { middleware: _middleware, ...doc } = route;
+  const { middleware, ...doc } = route;
   app.openAPIRegistry.registerPath(doc);
-  app.post("/api/posts/:post/media", requireApiKey, async (c) => {
+  // The route's own middleware (key, throttle, scope), so the plain handler cannot drift from the documented route.
+  const [authenticate, checkScope] = middleware;
+  app.post("/api/posts/:post/media", authenticate, checkScope, async (c) => {
     const postId = c.req.param("post");
     if (!isUuid(postId)) throw notFound();
     return c.json(await uploadPostMedia(c.get("workspace"), postId, MultipartReader.fromRequest(c.req.raw)), 200);

@@ -7,6 +7,7 @@ import { CreatePostRequest, PostSchema } from "./schemas";
 
 const route = authedRoute({
   method: "post",
+  scope: "publish",
   path: "/api/posts",
   operationId: "createPost",
   tags: ["Posts"],

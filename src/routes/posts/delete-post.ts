@@ -5,6 +5,7 @@ import { PostParam } from "./get-post";
 
 const route = authedRoute({
   method: "delete",
+  scope: "publish",
   path: "/api/posts/{post}",
   operationId: "deletePost",
   tags: ["Posts"],

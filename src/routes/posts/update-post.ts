@@ -6,6 +6,7 @@ import { PostSchema, UpdatePostRequest } from "./schemas";
 
 const route = authedRoute({
   method: "put",
+  scope: "publish",
   path: "/api/posts/{post}",
   operationId: "updatePost",
   tags: ["Posts"],

@@ -22,6 +22,7 @@ export const IssuedUploadSchema = z
 
 const route = authedRoute({
   method: "post",
+  scope: "publish",
   path: "/api/uploads",
   operationId: "issueUpload",
   tags: ["Uploads"],

@@ -2,16 +2,24 @@ import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
 import { randomToken, sha256Hex } from "../../lib/crypto";
-import { notFound } from "../../lib/errors";
+import { AppError, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
+import { formatIso } from "../../lib/time";
 import { presentApiKey } from "../../presenters/resources";
 import { forgetApiKey } from "./authenticate-api-key";
+import { API_KEYS_MAX_LIVE_PER_WORKSPACE, type ApiKeyScope, scopeAllows, widestScope } from "./scopes";
 
 /** Fixed prefix so secret scanners can match leaked keys; 32 random bytes follow (256 bits). */
 export const API_KEY_PREFIX = "esp_";
 
-export async function mintApiKey(workspaceId: string, name: string, expiresAt: number | null, now: number) {
+export async function mintApiKey(
+  workspaceId: string,
+  name: string,
+  expiresAt: number | null,
+  now: number,
+  lineage: { scope: ApiKeyScope; parentKeyId: string | null } = { scope: "full", parentKeyId: null },
+) {
   const plainToken = `${API_KEY_PREFIX}${randomToken(32)}`;
   const row: typeof apiKeys.$inferSelect = {
     id: newId(),
@@ -22,14 +30,63 @@ export async function mintApiKey(workspaceId: string, name: string, expiresAt: n
     expiresAt,
     revokedAt: null,
     createdAt: now,
+    scope: lineage.scope,
+    parentKeyId: lineage.parentKeyId,
   };
   return { row, plainToken };
 }
 
-export async function createApiKey(ctx: WorkspaceContext, input: { name: string; expiresAt: number | null }) {
-  const minted = await mintApiKey(ctx.workspaceId, input.name, input.expiresAt, ctx.now());
-  await ctx.db.insert(apiKeys).values(minted.row);
-  return { token: presentApiKey(minted.row), plain_token: minted.plainToken };
+/**
+ * Mints a key on behalf of the calling key (docs/security.md "API key scopes"): no wider scope than the caller's
+ * (default: the caller's own), no later expiry (default: the caller's own), recorded as the caller's child so that
+ * revoking the caller revokes it. The workspace's live-key cap is checked in the INSERT itself, as is the caller
+ * still being live, so concurrent mints cannot exceed it and a key revoked meanwhile mints nothing.
+ */
+export async function createApiKey(
+  ctx: WorkspaceContext,
+  input: { name: string; expiresAt: number | null; scopes?: ApiKeyScope[] },
+) {
+  const scope = input.scopes?.length ? widestScope(input.scopes) : ctx.apiKeyScope;
+  const errors: Record<string, string[]> = {};
+  if (!scopeAllows(ctx.apiKeyScope, scope))
+    errors.scopes = [`The scopes may not exceed this API key's own scope (${ctx.apiKeyScope}).`];
+  let expiresAt = input.expiresAt;
+  if (ctx.apiKeyExpiresAt !== null) {
+    if (expiresAt === null) expiresAt = ctx.apiKeyExpiresAt;
+    else if (expiresAt > ctx.apiKeyExpiresAt)
+      errors.expires_at = [
+        `The expires at field must not be later than this API key's own expiry (${formatIso(ctx.apiKeyExpiresAt)}).`,
+      ];
+  }
+  if (Object.keys(errors).length > 0) throw validationError(errors);
+
+  const now = ctx.now();
+  const { row, plainToken } = await mintApiKey(ctx.workspaceId, input.name, expiresAt, now, {
+    scope,
+    parentKeyId: ctx.apiKeyId,
+  });
+  const inserted = await ctx.db.run(sql`
+    INSERT INTO api_keys (id, workspace_id, name, token_hash, last_used_at, expires_at, revoked_at, created_at, scope, parent_key_id)
+    SELECT ${row.id}, ${row.workspaceId}, ${row.name}, ${row.tokenHash}, NULL, ${row.expiresAt}, NULL, ${row.createdAt}, ${row.scope}, ${row.parentKeyId}
+    WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = ${ctx.apiKeyId} AND revoked_at IS NULL)
+      AND (SELECT count(*) FROM api_keys
+           WHERE workspace_id = ${ctx.workspaceId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))
+          < ${API_KEYS_MAX_LIVE_PER_WORKSPACE}`);
+  if (inserted.meta.changes === 0) {
+    const parent = await ctx.db
+      .select({ id: apiKeys.id })
+      .from(apiKeys)
+      .where(and(eq(apiKeys.id, ctx.apiKeyId), isNull(apiKeys.revokedAt)))
+      .get();
+    if (!parent)
+      throw new AppError("unauthenticated", "Unauthenticated.", { headers: { "WWW-Authenticate": "Bearer" } });
+    throw new AppError(
+      "validation",
+      `This workspace already has ${API_KEYS_MAX_LIVE_PER_WORKSPACE} live API keys; revoke one first.`,
+      { errors: { name: [`A workspace may hold at most ${API_KEYS_MAX_LIVE_PER_WORKSPACE} live API keys.`] } },
+    );
+  }
+  return { token: presentApiKey(row), plain_token: plainToken };
 }
 
 export async function listApiKeys(ctx: WorkspaceContext) {
@@ -41,10 +98,40 @@ export async function listApiKeys(ctx: WorkspaceContext) {
   return rows.map(presentApiKey);
 }
 
+/** The live keys of `rootId`'s subtree (itself included), in the workspace. Bounded by the live-key cap. */
+async function liveSubtree(ctx: WorkspaceContext, rootId: string): Promise<string[]> {
+  const rows = await ctx.db.all<{ id: string }>(sql`
+    WITH RECURSIVE tree(id) AS (
+      SELECT id FROM api_keys WHERE id = ${rootId} AND workspace_id = ${ctx.workspaceId}
+      UNION
+      SELECT k.id FROM api_keys k JOIN tree t ON k.parent_key_id = t.id
+    )
+    SELECT api_keys.id FROM api_keys JOIN tree ON tree.id = api_keys.id WHERE api_keys.revoked_at IS NULL`);
+  return rows.map((r) => r.id);
+}
+
 /**
- * Revokes a key. The key's Durable Object learns first (every throttle lease renewal asks it), this isolate drops
- * its cached lookup and lease, then the row is marked for cold lookups and listings. The key stops working at once
- * here and within `LEASE_MS` (1 s, throttle-leases.ts) in every other isolate.
+ * Who may revoke what: a root `full` key (made by the bootstrap, or before scopes existed) any key of the workspace;
+ * any other key only itself and the keys it minted, directly or not — so a delegated key can never revoke the
+ * owner's keys.
+ */
+async function assertMayRevoke(ctx: WorkspaceContext, targetId: string): Promise<void> {
+  const caller = await ctx.db
+    .select({ parentKeyId: apiKeys.parentKeyId })
+    .from(apiKeys)
+    .where(eq(apiKeys.id, ctx.apiKeyId))
+    .get();
+  if (ctx.apiKeyScope === "full" && caller && caller.parentKeyId === null) return;
+  if (targetId === ctx.apiKeyId) return;
+  if ((await liveSubtree(ctx, ctx.apiKeyId)).includes(targetId)) return;
+  throw new AppError("forbidden", "This API key may only revoke itself and the keys it minted.");
+}
+
+/**
+ * Revokes a key and every key it minted (transitively). Each key's Durable Object learns first (every throttle
+ * lease renewal asks it), this isolate drops its cached lookups and leases, then the rows are marked — in one
+ * statement over the same tree, so a key minted meanwhile is caught too (and told to its Durable Object after).
+ * The keys stop working at once here and within `LEASE_MS` (1 s, throttle-leases.ts) in every other isolate.
  */
 export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
   const live = await ctx.db
@@ -53,12 +140,20 @@ export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
     .where(and(eq(apiKeys.id, id), eq(apiKeys.workspaceId, ctx.workspaceId), isNull(apiKeys.revokedAt)))
     .get();
   if (!live) throw notFound();
-  await revokeApiKeyEverywhere(ctx.env, id);
-  forgetApiKey(id);
-  const result = await ctx.db
-    .update(apiKeys)
-    .set({ revokedAt: ctx.now() })
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.workspaceId, ctx.workspaceId), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id });
-  if (result.length === 0) throw notFound();
+  await assertMayRevoke(ctx, id);
+  const tree = await liveSubtree(ctx, id);
+  await Promise.all(tree.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
+  for (const keyId of tree) forgetApiKey(keyId);
+  const marked = await ctx.db.all<{ id: string }>(sql`
+    WITH RECURSIVE tree(id) AS (
+      SELECT id FROM api_keys WHERE id = ${id} AND workspace_id = ${ctx.workspaceId}
+      UNION
+      SELECT k.id FROM api_keys k JOIN tree t ON k.parent_key_id = t.id
+    )
+    UPDATE api_keys SET revoked_at = ${ctx.now()} WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
+    RETURNING id`);
+  if (!marked.some((r) => r.id === id)) throw notFound();
+  const late = marked.map((r) => r.id).filter((keyId) => !tree.includes(keyId));
+  await Promise.all(late.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
+  for (const keyId of late) forgetApiKey(keyId);
 }

@@ -3,7 +3,9 @@ import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
 import { setBounded } from "../../lib/bounded-map";
 import { sha256Hex } from "../../lib/crypto";
+import { takeApiKeyHits, workspaceThrottleId } from "../../lib/rate-limit";
 import { InFlight } from "../../lib/shared-wait";
+import type { ApiKeyScope } from "./scopes";
 import { countKeyRequest, dropKeyLease, type ThrottleResult } from "./throttle-leases";
 
 /** `last_used_at` is written at most once a minute per key, after the response. */
@@ -15,6 +17,7 @@ const KEY_CACHE_MAX = 1000;
 interface KnownKey {
   id: string;
   workspaceId: string;
+  scope: ApiKeyScope;
   expiresAt: number | null;
   lastUsedAt: number | null;
   cachedAt: number;
@@ -51,6 +54,7 @@ async function selectKey(ctx: ServiceContext, hash: string): Promise<KnownKey | 
     .select({
       id: apiKeys.id,
       workspaceId: apiKeys.workspaceId,
+      scope: apiKeys.scope,
       expiresAt: apiKeys.expiresAt,
       lastUsedAt: apiKeys.lastUsedAt,
     })
@@ -77,7 +81,24 @@ function touchLastUsed(ctx: ServiceContext, key: KnownKey, now: number): void {
   );
 }
 
-export type AuthResult = { key: { id: string; workspaceId: string }; window: ThrottleResult } | null;
+export interface AuthenticatedKey {
+  id: string;
+  workspaceId: string;
+  scope: ApiKeyScope;
+  expiresAt: number | null;
+}
+
+export type AuthResult = { key: AuthenticatedKey; window: ThrottleResult } | null;
+
+/**
+ * The window that binds: the one that refused (the key's first), else the key's window with the smaller remainder
+ * of the two, so `X-RateLimit-Remaining` never promises more than the workspace has left.
+ */
+function bindingWindow(key: ThrottleResult, workspace: ThrottleResult): ThrottleResult {
+  if (!key.allowed) return key;
+  if (!workspace.allowed) return { ...workspace, revoked: key.revoked };
+  return { ...key, remaining: Math.min(key.remaining, workspace.remaining) };
+}
 
 /** Forgets everything this isolate holds about a key (called when it is revoked here). */
 export function forgetApiKey(keyId: string): void {
@@ -105,12 +126,45 @@ export async function authenticateApiKey(
     knownKeys.delete(hash);
     return null;
   }
-  const window = await countKeyRequest(ctx.env, key.id, limitPerMinute, now);
-  if (window.revoked) {
+  const [keyWindow, workspaceWindow] = await Promise.all([
+    countKeyRequest(ctx.env, key.id, limitPerMinute, now),
+    countKeyRequest(ctx.env, workspaceThrottleId(key.workspaceId), ctx.config.API_WORKSPACE_RATE_LIMIT_PER_MINUTE, now),
+  ]);
+  const window = bindingWindow(keyWindow, workspaceWindow);
+  if (keyWindow.revoked) {
     knownKeys.delete(hash);
     return null;
   }
   remember(hash, key);
   touchLastUsed(ctx, key, now);
-  return { key: { id: key.id, workspaceId: key.workspaceId }, window };
+  return { key: { id: key.id, workspaceId: key.workspaceId, scope: key.scope, expiresAt: key.expiresAt }, window };
+}
+
+/**
+ * Counts `extra` more requests of an authenticated key at once, against its window and its workspace's (one
+ * Durable Object call each, no lease): an MCP JSON-RPC batch counts every message it carries, not one HTTP
+ * request. Not allowed unless both windows had room for all of them.
+ */
+export async function countAdditionalRequests(
+  ctx: ServiceContext,
+  key: { id: string; workspaceId: string },
+  extra: number,
+): Promise<ThrottleResult> {
+  const now = ctx.now();
+  const take = async (throttleId: string, limit: number): Promise<ThrottleResult> => {
+    const hits = await takeApiKeyHits(ctx.env, throttleId, limit, now, extra);
+    const allowed = hits.allowed && hits.granted >= extra;
+    return {
+      revoked: hits.revoked,
+      allowed,
+      limit,
+      remaining: hits.remaining,
+      retryAfterSeconds: hits.retryAfterSeconds,
+    };
+  };
+  const [keyWindow, workspaceWindow] = await Promise.all([
+    take(key.id, ctx.config.API_RATE_LIMIT_PER_MINUTE),
+    take(workspaceThrottleId(key.workspaceId), ctx.config.API_WORKSPACE_RATE_LIMIT_PER_MINUTE),
+  ]);
+  return bindingWindow(keyWindow, workspaceWindow);
 }
