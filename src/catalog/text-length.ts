@@ -31,9 +31,16 @@ const PUNYCODE = String.raw`(?:xn--[\-0-9a-z]+)`;
 
 const PRECEDING = `(?:[^A-Za-z0-9@＠$#＃${INVALID_CHARS}]|[${DIRECTIONAL}]|^)`;
 const DOMAIN_CHAR = `[^${PUNCT}${SPACES}${INVALID_CHARS}${DIRECTIONAL}]`;
-const SUBDOMAIN = `(?:(?:${DOMAIN_CHAR}(?:[_-]|${DOMAIN_CHAR})*)?${DOMAIN_CHAR}\\.)`;
-const DOMAIN_NAME = `(?:(?:${DOMAIN_CHAR}(?:-|${DOMAIN_CHAR})*)?${DOMAIN_CHAR}\\.)`;
-const DOMAIN = `(?:${SUBDOMAIN}*${DOMAIN_NAME}(?:${GTLD}|${CCTLD}|${PUNYCODE}))`;
+// Bounded to what DNS allows (RFC 1035: labels of at most 63 octets, at most 127 labels). twitter-text's unbounded
+// `*` here made the scan quadratic: every start inside a long run of label characters re-scanned the run
+// (10,000 "é" + "." cost ≈ 270 ms). With the bounds each start scans at most one host name. A match that starts
+// inside a longer run is dropped in `extractUrls` (twitter-text would have matched from the run's start and then
+// refused the over-long label), so counts stay those of twitter-text for every valid host name.
+const MAX_LABEL_CHARS = 63;
+const MAX_LABELS = 127;
+const SUBDOMAIN = `(?:(?:${DOMAIN_CHAR}(?:[_-]|${DOMAIN_CHAR}){0,${MAX_LABEL_CHARS - 2}})?${DOMAIN_CHAR}\\.)`;
+const DOMAIN_NAME = `(?:(?:${DOMAIN_CHAR}(?:-|${DOMAIN_CHAR}){0,${MAX_LABEL_CHARS - 2}})?${DOMAIN_CHAR}\\.)`;
+const DOMAIN = `(?:${SUBDOMAIN}{0,${MAX_LABELS - 2}}${DOMAIN_NAME}(?:${GTLD}|${CCTLD}|${PUNYCODE}))`;
 const PATH_CHAR = `[a-z${CYRILLIC}0-9!\\*';:=\\+,\\.\\$\\/%#\\[\\]\\-\\u2013_~@\\|&${LATIN_ACCENTS}]`;
 const BALANCED_PARENS = `\\((?:${PATH_CHAR}+|(?:${PATH_CHAR}*\\(${PATH_CHAR}+\\)${PATH_CHAR}*))\\)`;
 const PATH_END = `(?:[\\+\\-a-z${CYRILLIC}0-9=_#\\/${LATIN_ACCENTS}]|(?:${BALANCED_PARENS}))`;
@@ -74,6 +81,26 @@ function punycodeLength(domain: string): number | null {
   return ascii.length;
 }
 
+let domainCharRe: RegExp | null = null;
+let precedingRe: RegExp | null = null;
+
+/**
+ * Whether the host starting at `hostStart` is the tail of a longer run of host characters (labels and dots) in which
+ * twitter-text's unbounded pattern would have started earlier: at a host character whose preceding character the
+ * pattern accepts. That earlier match had a label over 63 characters or over 127 labels — not a host name — so the
+ * bounded match is not a URL either. Linear in the run, and runs are only walked for matches.
+ */
+function startsInsideLongerHost(text: string, hostStart: number): boolean {
+  domainCharRe ??= new RegExp(`^${DOMAIN_CHAR}$`);
+  precedingRe ??= new RegExp(`^${PRECEDING.replace("|^)", ")")}$`);
+  for (let i = hostStart - 1; i >= 0; i--) {
+    const ch = text[i] as string;
+    if (ch !== "." && ch !== "-" && ch !== "_" && !domainCharRe.test(ch)) return false;
+    if (domainCharRe.test(ch) && (i === 0 || precedingRe.test(text[i - 1] as string))) return true;
+  }
+  return false;
+}
+
 /** URLs in `text` as twitter-text's extractUrlsWithIndices finds them (with or without a protocol). */
 export function extractUrls(text: string, opts: { withoutProtocol?: boolean } = {}): UrlSpan[] {
   const withoutProtocol = opts.withoutProtocol ?? true;
@@ -91,6 +118,7 @@ export function extractUrls(text: string, opts: { withoutProtocol?: boolean } = 
     const path = m[6];
     let end = re.lastIndex;
     const start = end - url.length;
+    if (startsInsideLongerHost(text, end - url.length + (protocol?.length ?? 0))) continue;
     const asciiLength = punycodeLength(domain);
     if (asciiLength === null || asciiLength === 0) continue;
     if ((protocol ?? "https://").length + url.length + asciiLength - domain.length > MAX_URL_LENGTH) continue;
