@@ -124,7 +124,7 @@ export const metricsTools = [
     name: "get-post-metrics-tool",
     title: "Get post metrics",
     description:
-      "Engagement metrics per enabled platform of a published post ([{label, value}]), or {unsupported: true, reason} (not_published, platform_not_supported, api_error). Cached 5 minutes per platform.",
+      "Engagement metrics per enabled platform of a published post ([{label, value}]), or {unsupported: true, reason} (not_published, platform_not_supported, api_error, platform_access_denied). Cached 5 minutes per platform.",
     input: { post_id: postId },
     annotations: { ...READ, openWorldHint: true },
     run: (ctx, { post_id }) => getPostMetrics(ctx, post_id as string),

@@ -119,6 +119,20 @@ export interface PlatformAdapter {
 }
 
 /**
+ * Thrown by an adapter's `metrics` when the network will not give this app the post's metrics (X on an access tier
+ * without read access): the entry says `{unsupported: true, reason}` instead of `api_error` (docs/metrics.md).
+ */
+export class MetricsUnavailable extends Error {
+  constructor(
+    readonly reason: "platform_access_denied",
+    message: string,
+  ) {
+    super(message);
+    this.name = "MetricsUnavailable";
+  }
+}
+
+/**
  * How a platform call failed:
  * - `transient`: network, timeout, 5xx, 429 or the platform's throttle signal → retry with backoff
  *   (`retryAfterSeconds` from Retry-After / reset headers / Meta usage headers when given);

@@ -14,7 +14,9 @@ import {
   attachedMediaBody,
   FACEBOOK_METRIC_NAMES,
   facebookMetrics,
+  facebookVideoMetrics,
   feedResult,
+  isVideoNode,
   planFacebook,
   postUrl,
   reelUrl,
@@ -90,6 +92,9 @@ export const facebookAdapter: PlatformAdapter = {
 
   async metrics(ctx, req) {
     const fb = pageApi(ctx, req.account);
+    if (isVideoNode(req.contentType, req.platformUrl)) {
+      return facebookVideoMetrics(await fb.videoInsights(req.platformPostId));
+    }
     return facebookMetrics(await fb.insights(req.platformPostId, FACEBOOK_METRIC_NAMES));
   },
 };

@@ -92,4 +92,9 @@ export class FacebookApi {
   insights(postId: string, metrics: string): Promise<InsightsResponse> {
     return this.graph.get<InsightsResponse>(`/${postId}/insights`, { metric: metrics });
   }
+
+  /** Every lifetime metric of a video or reel. */
+  videoInsights(videoId: string): Promise<InsightsResponse> {
+    return this.graph.get<InsightsResponse>(`/${videoId}/video_insights`);
+  }
 }

@@ -79,10 +79,16 @@ export function reelState(s: FbVideoStatus): ProcessingState {
   return { state: "pending" };
 }
 
-/** decisions §11: Impressions, Unique impressions, Reactions (sum over reaction types), Clicks. */
+/**
+ * decisions §11: Impressions, Unique impressions, Reactions (sum over reaction types), Clicks. Meta retired
+ * `post_impressions_unique` (June 2025) and `post_impressions` (2026) for every API version — asking for either fails
+ * the whole request — and names "media views" as their replacement (docs/metrics.md): Impressions are now
+ * `post_media_view` (times the post was displayed or played), Unique impressions `post_total_media_view_unique`
+ * (people it was displayed to).
+ */
 const LABELS: Array<[string, string]> = [
-  ["Impressions", "post_impressions"],
-  ["Unique impressions", "post_impressions_unique"],
+  ["Impressions", "post_media_view"],
+  ["Unique impressions", "post_total_media_view_unique"],
   ["Reactions", "post_reactions_by_type_total"],
   ["Clicks", "post_clicks"],
 ];
@@ -91,4 +97,31 @@ export const FACEBOOK_METRIC_NAMES = LABELS.map(([, name]) => name).join(",");
 
 export function facebookMetrics(resp: InsightsResponse | null): Metric[] {
   return labelMetrics(insightValues(resp), LABELS);
+}
+
+/**
+ * Videos and reels are Video nodes: their numbers come from `/{video-id}/video_insights` (the Page-post `/insights`
+ * edge does not exist on them). Asked without `metric`, the edge answers every lifetime metric the video has; the
+ * first name present fills each label — regular videos report `total_video_*`, reels `fb_reels_total_plays` /
+ * `blue_reels_play_count`, `post_impressions_unique` (reach) and `post_video_likes_by_reaction_type`. Facebook
+ * reports no clicks for videos: Clicks is 0.
+ */
+const VIDEO_LABELS: Array<[string, string[]]> = [
+  ["Impressions", ["total_video_impressions", "fb_reels_total_plays", "blue_reels_play_count"]],
+  ["Unique impressions", ["total_video_impressions_unique", "post_impressions_unique"]],
+  ["Reactions", ["total_video_reactions_by_type_total", "post_video_likes_by_reaction_type"]],
+  ["Clicks", []],
+];
+
+export function facebookVideoMetrics(resp: InsightsResponse | null): Metric[] {
+  const values = insightValues(resp);
+  return VIDEO_LABELS.map(([label, names]) => {
+    const name = names.find((n) => n in values);
+    return { label, value: name ? (values[name] ?? 0) : 0 };
+  });
+}
+
+/** A reel, or a page post published as a video (its id is the video's, its URL `/{page}/videos/{id}`). */
+export function isVideoNode(contentType: string, platformUrl: string | null): boolean {
+  return contentType === "facebook_reel" || /\/videos\/\d+$/.test(platformUrl ?? "");
 }

@@ -160,12 +160,14 @@ export function metricTypes(contentType: string): PinterestMetricName[] {
 }
 
 /**
- * decisions §11: Impressions, Saves, Pin clicks, Outbound clicks, Video views — from `lifetime_metrics`, else
- * `summary_metrics`, else the sum of the daily rows. A metric Pinterest leaves out reads as 0.
+ * decisions §11: Impressions, Saves, Pin clicks, Outbound clicks, Video views — the window's `summary_metrics`,
+ * else the sum of the daily rows. A metric Pinterest leaves out reads as 0.
  */
 export function metricsFromAnalytics(body: PinterestPinAnalytics | null): Metric[] {
   const all = body?.all;
-  let totals = all?.lifetime_metrics ?? all?.summary_metrics;
+  // The requested window's totals are `summary_metrics`; `lifetime_metrics` is not the Pin's lifetime total (it
+  // comes back 0 for these metrics), so it is never read. Without a summary, the daily rows are summed.
+  let totals = all?.summary_metrics;
   if (!totals) {
     totals = {};
     for (const day of all?.daily_metrics ?? []) {

@@ -6,6 +6,7 @@ import {
   type AdapterAccount,
   type AdapterContext,
   type AdapterMedia,
+  MetricsUnavailable,
   type PlatformAdapter,
   PlatformError,
   type PublishRequest,
@@ -182,6 +183,12 @@ export const xAdapter: PlatformAdapter = {
       path: `/2/tweets/${encodeURIComponent(req.platformPostId)}`,
       token: tokenOf(req.account),
       query: { "tweet.fields": "public_metrics" },
+    }).catch((err) => {
+      // Tiers without read access (Free) may post but not read: 403 client-not-enrolled on every lookup.
+      if (err instanceof PlatformError && err.status === 403) {
+        throw new MetricsUnavailable("platform_access_denied", `X does not let this app read posts: ${err.message}`);
+      }
+      throw err;
     });
     if (!out.data?.public_metrics) {
       throw new PlatformError("permanent", `X did not return the post: ${out.errors?.[0]?.detail ?? "not found"}`);

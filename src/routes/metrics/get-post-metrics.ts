@@ -15,9 +15,9 @@ const MetricSchema = z
 const UnsupportedMetricsSchema = z
   .object({
     unsupported: z.literal(true).openapi({ description: "Always true: no metrics for this entry." }),
-    reason: z.enum(["not_published", "platform_not_supported", "api_error"]).openapi({
+    reason: z.enum(["not_published", "platform_not_supported", "api_error", "platform_access_denied"]).openapi({
       description:
-        "`not_published`: the entry has not been published; `platform_not_supported`: tiktok and linkedin have no post-level metrics; `api_error`: the platform call failed (not cached, try again).",
+        "`not_published`: the entry has not been published; `platform_not_supported`: tiktok and linkedin have no post-level metrics; `api_error`: the platform call failed (not cached, try again); `platform_access_denied`: the network does not let this app read the post's metrics (X on an access tier without read access).",
     }),
   })
   .openapi("UnsupportedMetrics");

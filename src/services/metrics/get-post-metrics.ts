@@ -6,7 +6,13 @@ import { notFound } from "../../lib/errors";
 import { errorFields, log } from "../../lib/logger";
 import { InFlight } from "../../lib/shared-wait";
 import { adapterFor } from "../../platforms";
-import { type AdapterContext, type Metric, type PlatformAdapter, PlatformError } from "../../platforms/types";
+import {
+  type AdapterContext,
+  type Metric,
+  MetricsUnavailable,
+  type PlatformAdapter,
+  PlatformError,
+} from "../../platforms/types";
 import { type AccountRow, loadAccount, needsRefresh, refreshAccount } from "../../publishing/accounts";
 import { createAdapterContext } from "../../publishing/context";
 
@@ -20,7 +26,11 @@ export const METRICS_CACHE_TTL_SECONDS = 300;
 /** Platforms without post-level metrics (api.md). */
 export const METRICS_UNSUPPORTED_PLATFORMS = new Set(["tiktok", "linkedin"]);
 
-export type UnsupportedReason = "not_published" | "platform_not_supported" | "api_error";
+/**
+ * decisions §11, plus `platform_access_denied` (an addition, docs/metrics.md): the network refuses this app the
+ * post's metrics for good (X on an access tier without read access), so asking again would only fail again.
+ */
+export type UnsupportedReason = "not_published" | "platform_not_supported" | "api_error" | "platform_access_denied";
 
 export interface MetricsEntry {
   post_platform_id: string;
@@ -112,6 +122,7 @@ async function entryFor(
     const flight = `${row.id}:${row.platformPostId}`;
     return entry(await platformCalls.run(flight, () => fetchAndCache(ctx, actx, adapter, account, row, key)));
   } catch (err) {
+    if (err instanceof MetricsUnavailable) return unsupported(err.reason);
     log("warn", "metrics_failed", {
       request_id: ctx.requestId,
       post_platform_id: row.id,

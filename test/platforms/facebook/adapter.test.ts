@@ -321,16 +321,16 @@ describe("Facebook Page publish", () => {
 });
 
 describe("Facebook metrics", () => {
-  it("reads post insights into Impressions, Unique impressions, Reactions, Clicks", async () => {
+  it("reads post insights into Impressions, Unique impressions, Reactions, Clicks (media views replace impressions)", async () => {
     fake.setInsights(`${PAGE}_122000777`, {
-      post_impressions: 3021,
-      post_impressions_unique: 1877,
+      post_media_view: 3021,
+      post_total_media_view_unique: 1877,
       post_reactions_by_type_total: { like: 40, love: 6, wow: 1, haha: 2, sorry: 0, anger: 1 },
       post_clicks: 95,
     });
     const metrics = await adapter.metrics!(testAdapterContext(), {
       platformPostId: `${PAGE}_122000777`,
-      platformUrl: null,
+      platformUrl: `https://www.facebook.com/${PAGE}/posts/122000777`,
       contentType: "facebook_post",
       account: testAccount("facebook", { platformUserId: PAGE }),
     });
@@ -344,10 +344,84 @@ describe("Facebook metrics", () => {
       {
         method: "GET",
         path: `/v23.0/${PAGE}_122000777/insights`,
-        query: { metric: "post_impressions,post_impressions_unique,post_reactions_by_type_total,post_clicks" },
+        query: { metric: "post_media_view,post_total_media_view_unique,post_reactions_by_type_total,post_clicks" },
         body: null,
         headers: AUTH,
       },
+    ]);
+  });
+
+  it("the retired post_impressions fails the whole request, as Graph does", async () => {
+    fake.setInsights(`${PAGE}_1`, { post_media_view: 1 });
+    const res = await fetch(`https://facebook.fake/v23.0/${PAGE}_1/insights?metric=post_impressions,post_media_view`, {
+      headers: AUTH,
+    });
+    expect([res.status, await res.json()]).toEqual([
+      400,
+      {
+        error: {
+          message: "(#100) The value must be a valid insights metric",
+          type: "OAuthException",
+          is_transient: false,
+          code: 100,
+          fbtrace_id: expect.any(String),
+        },
+      },
+    ]);
+  });
+
+  it("reads a video post and a reel from /{video-id}/video_insights", async () => {
+    fake.setVideoInsights(
+      "900100",
+      {
+        total_video_views: 410,
+        total_video_impressions: 1500,
+        total_video_impressions_unique: 1200,
+        total_video_reactions_by_type_total: { like: 12, love: 3 },
+      },
+      "video",
+    );
+    fake.setVideoInsights(
+      "900200",
+      {
+        blue_reels_play_count: 5200,
+        fb_reels_total_plays: 6100,
+        post_impressions_unique: 4300,
+        post_video_likes_by_reaction_type: { REACTION_LIKE: 80, REACTION_LOVE: 9 },
+        post_video_avg_time_watched: 7100,
+      },
+      "reel",
+    );
+    const account = testAccount("facebook", { platformUserId: PAGE });
+    const video = await adapter.metrics!(testAdapterContext(), {
+      platformPostId: "900100",
+      platformUrl: `https://www.facebook.com/${PAGE}/videos/900100`,
+      contentType: "facebook_post",
+      account,
+    });
+    const reel = await adapter.metrics!(testAdapterContext(), {
+      platformPostId: "900200",
+      platformUrl: "https://www.facebook.com/reel/900200",
+      contentType: "facebook_reel",
+      account,
+    });
+    expect([video, reel]).toEqual([
+      [
+        { label: "Impressions", value: 1500 },
+        { label: "Unique impressions", value: 1200 },
+        { label: "Reactions", value: 15 },
+        { label: "Clicks", value: 0 },
+      ],
+      [
+        { label: "Impressions", value: 6100 },
+        { label: "Unique impressions", value: 4300 },
+        { label: "Reactions", value: 89 },
+        { label: "Clicks", value: 0 },
+      ],
+    ]);
+    expect(fake.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
+      "GET /v23.0/900100/video_insights",
+      "GET /v23.0/900200/video_insights",
     ]);
   });
 

@@ -363,7 +363,7 @@ describe("pinterest adapter: refresh", () => {
 describe("pinterest adapter: metrics", () => {
   const now = Date.parse("2026-11-23T10:00:00Z");
 
-  it("maps an image Pin's lifetime analytics to the five labels (no video metric requested)", async () => {
+  it("maps an image Pin's window totals (summary_metrics) to the five labels (no video metric requested)", async () => {
     fake = fakePinterest();
     fake.addPin("1130253812253999999");
     const metrics = await pinterestAdapter.metrics!(testAdapterContext({ now: () => now }), {

@@ -130,7 +130,7 @@ describe("pinterest analytics", () => {
     ]);
   });
 
-  it("maps lifetime metrics, then summary, then the sum of daily rows", () => {
+  it("maps the window's summary_metrics (never lifetime_metrics), else the sum of daily rows", () => {
     const daily = [
       {
         date: "2026-11-21",
@@ -153,10 +153,10 @@ describe("pinterest analytics", () => {
         all: {
           daily_metrics: daily,
           summary_metrics: { IMPRESSION: 150, SAVE: 3, PIN_CLICK: 5, OUTBOUND_CLICK: 1 },
-          lifetime_metrics: { IMPRESSION: 9000, SAVE: 40, PIN_CLICK: 300, OUTBOUND_CLICK: 12, VIDEO_MRC_VIEW: 700 },
+          lifetime_metrics: { IMPRESSION: 0, SAVE: 0, PIN_CLICK: 0, OUTBOUND_CLICK: 0 },
         },
       }),
-    ).toEqual(labels([9000, 40, 300, 12, 700]));
+    ).toEqual(labels([150, 3, 5, 1, 0]));
     expect(
       metricsFromAnalytics({ all: { daily_metrics: daily, summary_metrics: { IMPRESSION: 150, SAVE: 3 } } }),
     ).toEqual(labels([150, 3, 0, 0, 0]));

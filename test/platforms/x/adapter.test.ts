@@ -158,6 +158,19 @@ describe("X adapter against the fake", () => {
     expect(fakes.x.timelineReads).toBe(1);
   });
 
+  it("metrics on a tier without read access: MetricsUnavailable platform_access_denied (not an error)", async () => {
+    const created = await xAdapter.publish(testAdapterContext(), request("no reads"));
+    fakes.x.readAccess = false;
+    const err = await xAdapter.metrics!(testAdapterContext(), {
+      platformPostId: created.platformPostId,
+      platformUrl: created.platformUrl,
+      contentType: "x_post",
+      account: account(),
+    }).catch((e) => e);
+    expect([err.name, err.reason]).toEqual(["MetricsUnavailable", "platform_access_denied"]);
+    expect(err.message).toMatch(/^X does not let this app read posts: X refused the post: When authenticating/);
+  });
+
   it("reads public metrics", async () => {
     const created = await xAdapter.publish(testAdapterContext(), request("metrics"));
     Object.assign(fakes.x.tweets.get(created.platformPostId)!.public_metrics, { like_count: 7, impression_count: 120 });

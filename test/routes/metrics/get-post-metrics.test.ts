@@ -165,6 +165,25 @@ describe("GET /api/posts/{post}/metrics", () => {
     ]);
   });
 
+  it("X on a tier without read access: platform_access_denied with the reason, not api_error; others unaffected", async () => {
+    const ws = await createTestWorkspace();
+    const p = await publishedPost(ws);
+    fakes.x.readAccess = false;
+    const res = await ws.api("GET", `/api/posts/${p.postId}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.body.platforms[0]).toEqual({
+      post_platform_id: p.rowIds[0],
+      platform: "x",
+      status: "published",
+      platform_post_id: p.tweet.id,
+      platform_url: `https://x.com/alice_x/status/${p.tweet.id}`,
+      metrics: { unsupported: true, reason: "platform_access_denied" },
+    });
+    expect(res.body.platforms[1].metrics).toHaveLength(4);
+    expect(fakes.x.count(`GET /2/tweets/${p.tweet.id}`)).toBe(1);
+    expect(await env.METRICS_CACHE.get(metricsCacheKey(p.rowIds[0]!))).toBeNull();
+  });
+
   it("refreshes an expiring token before asking, as when publishing", async () => {
     const ws = await createTestWorkspace();
     const p = await publishedPost(ws);

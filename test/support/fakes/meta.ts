@@ -274,9 +274,13 @@ const IG_METRICS: Record<IgMedia["productType"], string[]> = {
   ],
   STORY: ["reach", "views", "replies", "navigation", "shares", "total_interactions", "follows", "profile_visits"],
 };
+/**
+ * Page-post metrics Graph still serves (Pages API "Page Insights" reference; `post_impressions` and
+ * `post_impressions_unique` are retired for every version and now answer an invalid-metric error).
+ */
 const FB_METRICS = [
-  "post_impressions",
-  "post_impressions_unique",
+  "post_media_view",
+  "post_total_media_view_unique",
   "post_clicks",
   "post_clicks_by_type",
   "post_reactions_by_type_total",
@@ -314,6 +318,12 @@ export class MetaGraphFake {
   /** The next `times` calls matching answer with `respond()` (throttles, 5xx, auth errors). */
   failNext(match: { method?: string; path: RegExp | string }, respond: () => Response, times = 1): void {
     this.overrides.push({ ...match, respond, remaining: times });
+  }
+
+  /** A published Facebook video or reel with these lifetime `video_insights`. */
+  setVideoInsights(id: string, values: Record<string, number | Record<string, number>>, flow: "video" | "reel") {
+    this.insights.set(id, values);
+    this.objects.set(id, { kind: "video", id, page: "", flow, uploaded: true, finished: true, pendingPolls: 0 });
   }
 
   setInsights(
@@ -361,7 +371,11 @@ export class MetaGraphFake {
     if (!m) return graphErrorResponse(400, { message: "Unknown path components", code: 2500 });
     const [, id, edge] = m as unknown as [string, string, string | undefined];
 
-    if (call.method === "GET") return edge === "insights" ? this.readInsights(id, p) : this.readObject(id, p);
+    if (call.method === "GET") {
+      if (edge === "insights") return this.readInsights(id, p);
+      if (edge === "video_insights") return this.readVideoInsights(id);
+      return this.readObject(id, p);
+    }
     if (call.method !== "POST") return graphErrorResponse(400, { message: "Unsupported method", code: 100 });
     switch (edge) {
       case "media":
@@ -707,11 +721,26 @@ export class MetaGraphFake {
   }
 
   private readInsights(id: string, p: Record<string, unknown>): Response {
-    const values = this.insights.get(id);
     const o = this.objects.get(id);
+    if (o?.kind === "video") {
+      // Videos and reels are Video nodes: their numbers live on /video_insights.
+      return graphErrorResponse(400, {
+        message: "(#100) Tried accessing nonexisting field (insights) on node type (Video)",
+        code: 100,
+      });
+    }
+    const values = this.insights.get(id);
     if (!values) return unsupported(id);
     const names = (str(p.metric) ?? "").split(",").filter(Boolean);
-    const allowed = o?.kind === "ig_media" ? IG_METRICS[o.productType] : FB_METRICS;
+    if (o?.kind !== "ig_media") {
+      // Page posts: a retired or unknown metric fails the whole request (what every Facebook metrics call did
+      // while the adapter still asked for post_impressions).
+      if (names.some((name) => !FB_METRICS.includes(name))) {
+        return graphErrorResponse(400, { message: "(#100) The value must be a valid insights metric", code: 100 });
+      }
+      return graphInsights(id, names, values);
+    }
+    const allowed = IG_METRICS[o.productType];
     for (const [i, name] of names.entries()) {
       if (!allowed.includes(name)) {
         return graphErrorResponse(400, {
@@ -721,6 +750,14 @@ export class MetaGraphFake {
       }
     }
     return graphInsights(id, names, values);
+  }
+
+  /** `/{video-id}/video_insights` without `metric`: every lifetime metric the video has. */
+  private readVideoInsights(id: string): Response {
+    const o = this.objects.get(id);
+    const values = this.insights.get(id);
+    if (o?.kind !== "video" || !values) return unsupported(id);
+    return graphInsights(id, Object.keys(values), values);
   }
 
   private refresh(p: Record<string, unknown>): Response {

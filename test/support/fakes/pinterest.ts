@@ -36,7 +36,8 @@ export interface PinterestFakeOptions {
   boards?: string[];
   /** Statuses of a media after its upload, one per status read (the last repeats). */
   mediaStatuses?: string[];
-  lifetimeMetrics?: Record<string, number>;
+  /** A Pin's totals over any requested window (split 2:1 across the first and last daily rows). */
+  windowMetrics?: Record<string, number>;
   /** Send a new refresh token on refresh (continuous refresh). */
   rotateRefreshToken?: boolean;
 }
@@ -63,7 +64,7 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     refreshTokens: ["refresh-token"],
     boards: ["549755885175"],
     mediaStatuses: ["processing", "succeeded"],
-    lifetimeMetrics: { IMPRESSION: 5120, SAVE: 87, PIN_CLICK: 230, OUTBOUND_CLICK: 41, VIDEO_MRC_VIEW: 960 },
+    windowMetrics: { IMPRESSION: 5120, SAVE: 87, PIN_CLICK: 230, OUTBOUND_CLICK: 41, VIDEO_MRC_VIEW: 960 },
     rotateRefreshToken: false,
     ...options,
   };
@@ -154,20 +155,23 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     }
     const days = (Date.parse(end) - Date.parse(start)) / 86_400_000;
     if (days < 0 || days > 90) return invalid("Invalid parameters. The date range must be within 90 days.");
-    const pick = (scale: number) => {
+    const totals = opts.windowMetrics as Record<string, number>;
+    const pick = (share: (total: number) => number) => {
       const out: Record<string, number> = {};
-      for (const t of types)
-        if (t in opts.lifetimeMetrics) out[t] = Math.round((opts.lifetimeMetrics as any)[t] * scale);
+      for (const t of types) if (t in totals) out[t] = share(totals[t]!);
       return out;
     };
+    // The window's totals are summary_metrics (the sum of the daily rows). lifetime_metrics comes back with zeros
+    // for these metrics, as integrators report of the real API: reading it first reported 0 for everything.
+    const first = (n: number) => Math.round((n * 2) / 3);
     return json({
       all: {
         daily_metrics: [
-          { date: start, data_status: "READY", metrics: pick(0.5) },
-          { date: end, data_status: "PROCESSING", metrics: pick(0.25) },
+          { date: start, data_status: "READY", metrics: pick(first) },
+          { date: end, data_status: "PROCESSING", metrics: pick((n) => n - first(n)) },
         ],
-        summary_metrics: pick(0.75),
-        lifetime_metrics: pick(1),
+        summary_metrics: pick((n) => n),
+        lifetime_metrics: pick(() => 0),
       },
     });
   }

@@ -36,6 +36,18 @@ const problem = (status: number, title: string, detail: string, type = "about:bl
   status,
 });
 
+/** X's answer to a read on an access tier without read access (Free): 403 "client-not-enrolled". */
+export const CLIENT_NOT_ENROLLED = {
+  client_id: "30000001",
+  detail:
+    "When authenticating requests to the Twitter API v2 endpoints, you must use keys and tokens from a Twitter developer App that is attached to a Project. You can create a project via the developer portal.",
+  registration_url: "https://developer.twitter.com/en/docs/projects/overview",
+  title: "Client Forbidden",
+  required_enrollment: "Appropriate Level of API Access",
+  reason: "client-not-enrolled",
+  type: "https://api.twitter.com/2/problems/client-forbidden",
+};
+
 export class FakeX extends ScriptedFake {
   readonly accessTokens = new Set(["x-access"]);
   readonly refreshTokens = new Set(["x-refresh"]);
@@ -45,7 +57,7 @@ export class FakeX extends ScriptedFake {
   /** STATUS polls answering in_progress before succeeded/failed (video and GIF). */
   processingPolls = 1;
   processingFailure: string | null = null;
-  /** False for access tiers that may post but not read (the timeline answers 403 client-not-enrolled). */
+  /** False for access tiers that may post but not read (timeline and post lookup answer 403 client-not-enrolled). */
   readAccess = true;
   timelineReads = 0;
   postsRead = 0;
@@ -152,6 +164,7 @@ export class FakeX extends ScriptedFake {
     if (key === "POST /2/tweets") return this.createTweet(req);
     const lookup = /^\/2\/tweets\/(\d+)$/.exec(url.pathname);
     if (req.method === "GET" && lookup) {
+      if (!this.readAccess) return this.respond(403, CLIENT_NOT_ENROLLED);
       const t = this.tweets.get(lookup[1]!);
       if (!t) {
         return this.respond(200, {
@@ -183,16 +196,7 @@ export class FakeX extends ScriptedFake {
   private userTimeline(url: URL) {
     this.timelineReads += 1;
     if (!this.readAccess) {
-      return this.respond(403, {
-        client_id: "30000001",
-        detail:
-          "When authenticating requests to the Twitter API v2 endpoints, you must use keys and tokens from a Twitter developer App that is attached to a Project. You can create a project via the developer portal.",
-        registration_url: "https://developer.twitter.com/en/docs/projects/overview",
-        title: "Client Forbidden",
-        required_enrollment: "Appropriate Level of API Access",
-        reason: "client-not-enrolled",
-        type: "https://api.twitter.com/2/problems/client-forbidden",
-      });
+      return this.respond(403, CLIENT_NOT_ENROLLED);
     }
     const max = Number(url.searchParams.get("max_results") ?? 10);
     if (!Number.isInteger(max) || max < 5 || max > 100) {
