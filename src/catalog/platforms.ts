@@ -75,11 +75,12 @@ const ct = (
 ): ContentTypeSpec => ({ value, label, description, max_media_count, requires_media, allowed_media_types });
 
 const INSTAGRAM_TYPES: ContentTypeSpec[] = [
+  // decisions §13: Instagram publishes no text-only feed post.
   ct(
     "instagram_feed",
     "Feed Post",
     1,
-    false,
+    true,
     IMAGE_VIDEO,
     "A single image or video on the profile grid and in followers' feeds.",
   ),

@@ -1,3 +1,4 @@
+import { checkMediaRules, type RuleMedia } from "./media-rules";
 import { contentTypeFitsPlatform, contentTypeSpec, isContentType, type MediaKind, platformSpec } from "./platforms";
 import { contentLength } from "./text-length";
 
@@ -13,7 +14,8 @@ export interface RuleInput {
   platform: string;
   contentType: string;
   content: string | null | undefined;
-  media: readonly { type: MediaKind | string }[];
+  /** Each item's type at least; the media rules use the format, size, dimensions and duration when given. */
+  media: readonly RuleMedia[];
 }
 
 export interface RuleProblem {
@@ -87,6 +89,9 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
       field: "media",
       message: `${what} accepts only ${kindList(type.allowed_media_types)} media (${kindList(refused)} attached).`,
     });
+  }
+  for (const message of checkMediaRules(what, type.value, type.max_media_count, input.media)) {
+    problems.push({ field: "media", message });
   }
   return problems;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CATALOG } from "../catalog/platforms";
+import { CATALOG_WITH_MEDIA_RULES } from "../catalog/media-specs";
 import { validationError } from "../lib/errors";
 import { parseUserDateTime } from "../lib/time";
 import { createApiKey, deleteApiKey, listApiKeys } from "../services/api-keys/api-keys";
@@ -39,7 +39,7 @@ export const workspaceTools = [
       "Returns the platform catalog: per platform its content types, max/recommended content length, allowed media kinds, max media count and whether media is required.",
     input: {},
     annotations: READ,
-    run: async () => ({ platforms: CATALOG }),
+    run: async () => ({ platforms: CATALOG_WITH_MEDIA_RULES }),
   }),
   defineTool({
     name: "list-labels-tool",

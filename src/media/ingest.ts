@@ -9,6 +9,7 @@
 import type { MediaKind } from "../catalog/platforms";
 import { type ByteSource, peek } from "./byte-source";
 import { jpegInfo, stripJpegMetadata, swapsAxes } from "./jpeg-meta";
+import { InvalidVideoError, r2RangeReader, readMp4Info } from "./mp4-info";
 import { type DetectedType, detectType, readDimensions, SNIFF_BYTES, storedFormat } from "./sniff";
 import { putStream, readAll, TooLargeError } from "./storage";
 import { checkEncodable, InvalidImageError, MAX_JPEG_DIMENSION, transcodeToJpeg } from "./transcode";
@@ -33,6 +34,8 @@ export interface StoredMedia {
   size: number;
   width: number | null;
   height: number | null;
+  /** Videos: from the container (src/media/mp4-info.ts); null for images. */
+  durationSeconds: number | null;
   originalFilename: string;
 }
 
@@ -42,6 +45,7 @@ export type RejectReason =
   | "not_accepted"
   | "too_large"
   | "invalid_image"
+  | "invalid_video"
   | "too_many_pixels"
   | "too_wide";
 
@@ -65,6 +69,7 @@ export const rejectMessages = {
   not_accepted: () => NOT_ACCEPTED_MESSAGE,
   too_large: (maxBytes: number) => `The media field must not be greater than ${kilobytes(maxBytes)} kilobytes.`,
   invalid_image: () => "The media field must be a valid image.",
+  invalid_video: () => "The media field must be a valid video.",
   too_many_pixels: (maxPixels: number) =>
     `The media field has invalid image dimensions: at most ${maxPixels} pixels are supported.`,
   too_wide: () =>
@@ -119,7 +124,7 @@ export async function ingestMedia(
         contentType: stored.mime,
         customMetadata,
       });
-      return { ...base, size, width: null, height: null };
+      return { ...base, size, ...(await videoInfo(bucket, path, size)) };
     } catch (err) {
       if (err instanceof TooLargeError) throw reject("too_large", rejectMessages.too_large(limits.videoMaxBytes));
       throw err;
@@ -161,5 +166,20 @@ export async function ingestMedia(
     }
   }
   await bucket.put(path, bytes, { httpMetadata: { contentType: stored.mime }, customMetadata });
-  return { ...base, size: bytes.length, width, height };
+  return { ...base, size: bytes.length, width, height, durationSeconds: null };
+}
+
+/**
+ * Duration and displayed size from the stored video's container, read by ranges (the `moov` may follow the whole
+ * `mdat`). A file that only starts like an MP4/MOV is deleted and refused (422).
+ */
+async function videoInfo(bucket: R2Bucket, path: string, size: number) {
+  try {
+    const info = await readMp4Info(r2RangeReader(bucket, path), size);
+    return { width: info.width, height: info.height, durationSeconds: info.durationSeconds };
+  } catch (err) {
+    if (!(err instanceof InvalidVideoError)) throw err;
+    await bucket.delete(path);
+    throw reject("invalid_video", rejectMessages.invalid_video());
+  }
 }

@@ -19,6 +19,8 @@ export interface AdapterMedia {
   size: number | null;
   width: number | null;
   height: number | null;
+  /** Videos: duration from the container (issue 16); null/absent when unknown. */
+  durationSeconds?: number | null;
   originalFilename: string;
 }
 

@@ -24,7 +24,17 @@ export const POST_PLATFORM_FIELDS = [
   "platformPostId",
 ] as const;
 export const ACCOUNT_FIELDS = ["id", "platform", "displayName", "username", "isActive", "status"] as const;
-export const MEDIA_FIELDS = ["id", "path", "type", "mimeType", "originalFilename", "size", "width", "height"] as const;
+export const MEDIA_FIELDS = [
+  "id",
+  "path",
+  "type",
+  "mimeType",
+  "originalFilename",
+  "size",
+  "width",
+  "height",
+  "durationSeconds",
+] as const;
 export const LABEL_FIELDS = ["id", "name", "color", "createdAt", "updatedAt"] as const;
 
 type PostRow = Pick<typeof posts.$inferSelect, (typeof POST_FIELDS)[number]>;
@@ -50,6 +60,8 @@ export const presentMedia = (config: Pick<Config, "MEDIA_URL">, origin: string, 
   size: m.size,
   width: m.width,
   height: m.height,
+  /** Issue 16: videos' duration from the container (null for images); width/height are as displayed. */
+  duration_seconds: m.durationSeconds,
 });
 
 export const presentPostPlatform = (row: PostPlatformRow, account: AccountRow) => ({

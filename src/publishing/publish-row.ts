@@ -270,6 +270,7 @@ async function loadPostMedia(ctx: ServiceContext, postId: string): Promise<Adapt
     size: m.size,
     width: m.width,
     height: m.height,
+    durationSeconds: m.durationSeconds,
     originalFilename: m.originalFilename,
   }));
 }

@@ -51,14 +51,104 @@ export function jpegHeader(width: number, height: number, padding = 0): Uint8Arr
   return out;
 }
 
-/** An ISO-BMFF file of `size` bytes with the given major brand (`isom` → mp4, `qt  ` → quicktime). */
-export function isoBmff(size: number, brand = "isom"): Uint8Array {
+export interface Mp4Options {
+  width?: number;
+  height?: number;
+  seconds?: number;
+  /** Track rotation written into the tkhd matrix. */
+  rotation?: 0 | 90 | 180 | 270;
+  codec?: string;
+  /** Version-1 (64-bit) mvhd/tkhd/mdhd. */
+  v1?: boolean;
+}
+
+function box(type: string, ...parts: Uint8Array[]): Uint8Array {
+  const body = concatBytes(parts);
+  const out = new Uint8Array(8 + body.length);
+  new DataView(out.buffer).setUint32(0, out.length);
+  for (let i = 0; i < 4; i++) out[4 + i] = type.charCodeAt(i);
+  out.set(body, 8);
+  return out;
+}
+
+function words(...values: number[]): Uint8Array {
+  const out = new Uint8Array(values.length * 4);
+  const dv = new DataView(out.buffer);
+  values.forEach((v, i) => dv.setInt32(i * 4, v));
+  return out;
+}
+
+const MATRIX: Record<number, number[]> = {
+  0: [0x10000, 0, 0, 0, 0x10000, 0, 0, 0, 0x40000000],
+  90: [0, 0x10000, 0, -0x10000, 0, 0, 0, 0, 0x40000000],
+  180: [-0x10000, 0, 0, 0, -0x10000, 0, 0, 0, 0x40000000],
+  270: [0, -0x10000, 0, 0x10000, 0, 0, 0, 0, 0x40000000],
+};
+
+/** A `moov` box with an mvhd, a video track (tkhd, mdhd, hdlr vide, stsd) and an audio track, as encoders write. */
+export function mp4Moov(opts: Mp4Options = {}): Uint8Array {
+  const { width = 1080, height = 1920, seconds = 12.5, rotation = 0, codec = "avc1", v1 = false } = opts;
+  const timescale = 1000;
+  const duration = Math.round(seconds * timescale);
+  const times = (ts: number, d: number) => (v1 ? words(0, 0, 0, 0, ts, 0, d) : words(0, 0, ts, d));
+  const version = (v: Uint8Array) => {
+    if (v1) v[0] = 1;
+    return v;
+  };
+  const mvhd = box(
+    "mvhd",
+    version(concatBytes([words(0), times(timescale, duration)])),
+    words(0x10000),
+    new Uint8Array(2 + 10),
+    words(...MATRIX[0]!),
+    new Uint8Array(24),
+    words(3),
+  );
+  const tkhd = (w: number, h: number, m: number[]) =>
+    box(
+      "tkhd",
+      version(v1 ? words(0, 0, 0, 0, 0, 1, 0, 0, duration) : words(0, 0, 0, 1, 0, duration)),
+      new Uint8Array(8 + 8),
+      words(...m),
+      words(w * 65536, h * 65536),
+    );
+  const mdhd = box("mdhd", version(concatBytes([words(0), times(timescale * 30, duration * 30)])), new Uint8Array(4));
+  const hdlr = (kind: string) => box("hdlr", words(0, 0), new TextEncoder().encode(kind), new Uint8Array(13));
+  const entry = new Uint8Array(78);
+  new DataView(entry.buffer).setUint16(24, width);
+  new DataView(entry.buffer).setUint16(26, height);
+  const stsd = box("stsd", words(0, 1), box(codec, entry));
+  const stbl = (sd: Uint8Array) =>
+    box("stbl", sd, box("stts", words(0, 1, 375, 40)), box("stsz", words(0, 0, 2, 10, 10)));
+  const videoTrak = box(
+    "trak",
+    tkhd(width, height, MATRIX[rotation]!),
+    box("mdia", mdhd, hdlr("vide"), box("minf", stbl(stsd))),
+  );
+  const audioTrak = box(
+    "trak",
+    tkhd(0, 0, MATRIX[0]!),
+    box("mdia", mdhd, hdlr("soun"), box("minf", stbl(box("stsd", words(0, 1), box("mp4a", new Uint8Array(28)))))),
+  );
+  return box("moov", mvhd, audioTrak, videoTrak);
+}
+
+/**
+ * An MP4/MOV file of `size` bytes with the given major brand (`isom` → mp4, `qt  ` → quicktime): ftyp, a real
+ * `moov` (see mp4Moov) and an `mdat` filling the rest. Below ~1 KB there is no room for a moov: ftyp + mdat only
+ * (enough for type sniffing, and refused at upload as not a valid video).
+ */
+export function isoBmff(size: number, brand = "isom", opts: Mp4Options = {}): Uint8Array {
   const out = new Uint8Array(size);
   const ftyp = `\0\0\0\x18ftyp${brand}\0\0\x02\0${brand}iso2`;
   for (let i = 0; i < ftyp.length; i++) out[i] = ftyp.charCodeAt(i);
+  const moov = mp4Moov(opts);
+  const withMoov = size >= 24 + moov.length + 8;
+  if (withMoov) out.set(moov, 24);
+  const mdatAt = withMoov ? 24 + moov.length : 24;
   const mdat = "\0\0\0\0mdat";
-  for (let i = 0; i < mdat.length; i++) out[24 + i] = mdat.charCodeAt(i);
-  for (let i = 32; i < size; i++) out[i] = (i * 31 + (i >> 8)) & 255;
+  for (let i = 0; i < mdat.length; i++) out[mdatAt + i] = mdat.charCodeAt(i);
+  for (let i = mdatAt + 8; i < size; i++) out[i] = (i * 31 + (i >> 8)) & 255;
   return out;
 }
 
@@ -324,4 +414,5 @@ export const MEDIA_ITEM_KEYS = [
   "size",
   "width",
   "height",
+  "duration_seconds",
 ];

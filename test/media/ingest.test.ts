@@ -41,6 +41,7 @@ describe("ingestMedia", () => {
       size: jpeg.length,
       width: 640,
       height: 480,
+      durationSeconds: null,
     });
     const stored = await env.MEDIA_BUCKET.get(a.path);
     expect(new Uint8Array(await stored!.arrayBuffer())).toEqual(jpeg);
@@ -86,7 +87,15 @@ describe("ingestMedia", () => {
   it("streams videos to R2, using a multipart upload past one part (20 MB in 8 MiB parts)", async () => {
     const mp4 = isoBmff(20 * 1024 * 1024 + 123);
     const v = await ingest(mp4);
-    expect(v).toMatchObject({ type: "video", mimeType: "video/mp4", size: mp4.length, width: null, height: null });
+    // Issue 16: the displayed size and duration come from the container's moov (src/media/mp4-info.ts).
+    expect(v).toMatchObject({
+      type: "video",
+      mimeType: "video/mp4",
+      size: mp4.length,
+      width: 1080,
+      height: 1920,
+      durationSeconds: 12.5,
+    });
     expect(v.path).toMatch(/\.mp4$/);
     const stored = await env.MEDIA_BUCKET.get(v.path);
     expect(stored!.size).toBe(mp4.length);

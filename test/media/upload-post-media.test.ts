@@ -44,6 +44,7 @@ describe("POST /api/posts/{post}/media", () => {
         size: stored!.size,
         width: 5,
         height: 4,
+        duration_seconds: null,
       },
     ]);
     expect(res.body.platforms).toHaveLength(1);
@@ -67,8 +68,9 @@ describe("POST /api/posts/{post}/media", () => {
       type: "video",
       mime_type: "video/mp4",
       size: 4096,
-      width: null,
-      height: null,
+      width: 1080,
+      height: 1920,
+      duration_seconds: 12.5,
     });
     expect(res.body.media[0].path).toMatch(/\.mp4$/);
 
@@ -182,5 +184,31 @@ describe("POST /api/posts/{post}/media", () => {
       expect(res.body).toEqual({ message: "Not found." });
     }
     expect(await mediaRows(other.workspaceId)).toEqual([]);
+  });
+
+  it("refuses a file that only starts like an MP4/MOV (issue 16, #21): ftyp without a moov, or a cut-off moov", async () => {
+    const ws = await createTestWorkspace();
+    const { postId } = await insertPost(ws, [{ platform: "x", contentType: "x_post" }]);
+    const before = await bucketKeys();
+    for (const bytes of [isoBmff(4096).slice(0, 12), isoBmff(512), isoBmff(4096).slice(0, 400)]) {
+      const res = await upload(ws, postId, mediaForm(bytes, "clip.mp4", "video/mp4"));
+      expect(res.status).toBe(422);
+      expect(res.body).toEqual(mediaError("The media field must be a valid video."));
+    }
+    expect(await bucketKeys()).toEqual(before);
+    expect(await mediaRows(ws.workspaceId)).toEqual([]);
+    // A rotated phone video is stored with its displayed size.
+    const ok = await upload(
+      ws,
+      postId,
+      mediaForm(isoBmff(8192, "qt  ", { width: 1920, height: 1080, rotation: 90, seconds: 7.25 }), "phone.mov"),
+    );
+    expect(ok.status).toBe(200);
+    expect(ok.body.media[0]).toMatchObject({
+      mime_type: "video/quicktime",
+      width: 1080,
+      height: 1920,
+      duration_seconds: 7.25,
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { CONTENT_TYPES } from "../../src/catalog/platforms";
+import { MEDIA_RULES } from "../../src/catalog/media-specs";
+import { CONTENT_TYPES, type ContentType } from "../../src/catalog/platforms";
 import { describeAuth } from "../support/auth-cases";
 import { createTestWorkspace } from "../support/harness";
 
@@ -70,7 +71,8 @@ const TYPE_TABLE: Record<string, [string, number, boolean, string[]]> = {
   facebook_post: ["Post", 10, false, ["image", "video"]],
   facebook_reel: ["Reel", 1, true, ["video"]],
   facebook_story: ["Story", 1, true, ["image", "video"]],
-  instagram_feed: ["Feed Post", 1, false, ["image", "video"]],
+  // decisions §13: instagram_feed requires media (was false in the first version).
+  instagram_feed: ["Feed Post", 1, true, ["image", "video"]],
   instagram_carousel: ["Carousel", 10, true, ["image", "video"]],
   instagram_reel: ["Reel", 1, true, ["video"]],
   instagram_story: ["Story", 1, true, ["image", "video"]],
@@ -108,6 +110,7 @@ describe("GET /api/content-types", () => {
           max_media_count: maxMedia,
           requires_media: requires,
           allowed_media_types: tKinds,
+          media_rules: MEDIA_RULES[value as ContentType],
         };
       }),
     }));
@@ -117,5 +120,62 @@ describe("GET /api/content-types", () => {
   it("covers all 21 content types", () => {
     expect(CONTENT_TYPES).toHaveLength(21);
     expect(Object.keys(TYPE_TABLE).sort()).toEqual([...CONTENT_TYPES].sort());
+  });
+});
+
+// Issue 16: the documented media limits of each network (docs/media-rules.md), as the catalog returns them.
+describe("GET /api/content-types media_rules", () => {
+  it("carries each network's documented limits", async () => {
+    const ws = await createTestWorkspace();
+    const res = await ws.api("GET", "/api/content-types");
+    const rules = Object.fromEntries(
+      (res.body as { platforms: { content_types: { value: string; media_rules: unknown }[] }[] }).platforms.flatMap(
+        (p) => p.content_types.map((t) => [t.value, t.media_rules]),
+      ),
+    ) as Record<string, (typeof MEDIA_RULES)[ContentType]>;
+    const MB = 1024 * 1024;
+    // [image formats, image max bytes, gif accepted, video max seconds, max images, max videos, mix]
+    const table: Record<string, [string[] | null, number | null, boolean, number | null, number, number, boolean]> = {
+      x_post: [["image/jpeg", "image/png", "image/webp"], 5 * MB, true, 140, 4, 1, false],
+      bluesky_post: [["image/jpeg", "image/png", "image/webp"], 1_000_000, true, 180, 4, 1, false],
+      mastodon_post: [["image/jpeg", "image/png", "image/webp"], 16 * MB, true, null, 4, 1, false],
+      instagram_feed: [["image/jpeg"], 8 * MB, false, 900, 1, 1, false],
+      instagram_carousel: [["image/jpeg"], 8 * MB, false, 900, 10, 10, true],
+      instagram_reel: [null, null, false, 900, 0, 1, false],
+      instagram_story: [["image/jpeg"], 8 * MB, false, 60, 1, 1, false],
+      threads_post: [["image/jpeg", "image/png"], 8 * MB, false, 300, 10, 10, true],
+      tiktok_photo: [["image/jpeg", "image/webp"], 20 * MB, false, null, 35, 0, false],
+      tiktok_video: [null, null, false, 600, 0, 1, false],
+      youtube_short: [null, null, false, 180, 0, 1, false],
+      facebook_post: [["image/jpeg", "image/png"], 4 * MB, true, 14400, 10, 1, false],
+      facebook_reel: [null, null, false, 90, 0, 1, false],
+      facebook_story: [["image/jpeg", "image/png"], 4 * MB, false, 60, 1, 1, false],
+      pinterest_pin: [["image/jpeg", "image/png", "image/webp"], 20 * MB, true, null, 1, 0, false],
+      pinterest_video_pin: [null, null, false, 900, 0, 1, false],
+      pinterest_carousel: [["image/jpeg", "image/png", "image/webp"], 20 * MB, true, null, 5, 0, false],
+      linkedin_post: [["image/jpeg", "image/png"], null, true, 1800, 1, 1, false],
+      linkedin_carousel: [["image/jpeg", "image/png"], null, true, null, 20, 0, false],
+    };
+    for (const [type, [formats, maxBytes, gif, maxSeconds, maxImages, maxVideos, mix]] of Object.entries(table)) {
+      const r = rules[type]!;
+      expect([type, r.image?.formats ?? null, r.image?.max_bytes ?? null, r.gif !== null]).toEqual([
+        type,
+        formats,
+        maxBytes,
+        gif,
+      ]);
+      expect([
+        type,
+        r.video?.max_duration_seconds ?? null,
+        r.max_images,
+        r.max_videos,
+        r.mix_images_and_videos,
+      ]).toEqual([type, maxSeconds, maxImages, maxVideos, mix]);
+    }
+    expect(rules.instagram_feed!.image).toMatchObject({ min_aspect_ratio: 0.8, max_aspect_ratio: 1.91 });
+    expect(rules.tiktok_photo!.image).toMatchObject({ max_long_side: 1920, max_short_side: 1080 });
+    expect(rules.facebook_reel!.video).toMatchObject({ min_duration_seconds: 3, min_aspect_ratio: 0.55 });
+    expect(rules.bluesky_post!.video).toMatchObject({ formats: ["video/mp4"], max_bytes: 100_000_000 });
+    expect(rules.mastodon_post!.video).toMatchObject({ max_bytes: 99 * MB });
   });
 });

@@ -83,6 +83,7 @@ export async function insertMedia(ws: TestWorkspace, type: "image" | "video", op
     size: 1234,
     width: type === "image" ? 800 : null,
     height: type === "image" ? 600 : null,
+    duration_seconds: null,
   };
 }
 

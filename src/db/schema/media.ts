@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./workspaces";
 
 export const media = sqliteTable(
@@ -17,6 +17,8 @@ export const media = sqliteTable(
     size: integer("size"),
     width: integer("width"),
     height: integer("height"),
+    /** Videos: read from the MP4/MOV container at upload (src/media/mp4-info.ts); null for images. */
+    durationSeconds: real("duration_seconds"),
     /** Set on workspace assets created by a signed-URL upload. */
     uploadToken: text("upload_token"),
     createdAt: integer("created_at").notNull(),

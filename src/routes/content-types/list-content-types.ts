@@ -1,9 +1,48 @@
 import { z } from "@hono/zod-openapi";
-import { CATALOG, CONTENT_TYPES, PLATFORMS } from "../../catalog/platforms";
+import { CATALOG_WITH_MEDIA_RULES } from "../../catalog/media-specs";
+import { CONTENT_TYPES, PLATFORMS } from "../../catalog/platforms";
 import type { App } from "../../types";
 import { authedRoute, ok } from "../openapi";
 
 const MediaKind = z.enum(["image", "video"]);
+const bound = (what: string) => z.number().nullable().describe(`${what}; null when the network sets none.`);
+const ImageRules = z
+  .object({
+    formats: z.array(z.string()).describe("Image types taken as they are; others are re-encoded to the first."),
+    max_bytes: bound("Largest file in bytes"),
+    max_pixels: bound("Largest width × height"),
+    max_long_side: bound("Longest side in pixels"),
+    max_short_side: bound("Longest allowed shorter side in pixels"),
+    min_aspect_ratio: bound("Smallest width / height"),
+    max_aspect_ratio: bound("Largest width / height"),
+    fitted: z.literal(true).describe("Images over a byte or pixel limit are downscaled/re-encoded, not refused."),
+  })
+  .openapi("MediaImageRules");
+const GifRules = z
+  .object({ max_bytes: bound("Largest GIF in bytes"), alone: z.boolean().describe("A GIF must be the only item.") })
+  .openapi("MediaGifRules");
+const VideoRules = z
+  .object({
+    formats: z.array(z.string()),
+    max_bytes: bound("Largest file in bytes"),
+    min_duration_seconds: bound("Shortest duration"),
+    max_duration_seconds: bound("Longest duration"),
+    min_aspect_ratio: bound("Smallest width / height as displayed"),
+    max_aspect_ratio: bound("Largest width / height as displayed"),
+    min_short_side: bound("Smallest shorter side in pixels"),
+    max_long_side: bound("Largest longer side in pixels"),
+  })
+  .openapi("MediaVideoRules");
+const MediaRules = z
+  .object({
+    max_images: z.number().int(),
+    max_videos: z.number().int(),
+    mix_images_and_videos: z.boolean(),
+    image: ImageRules.nullable(),
+    gif: GifRules.nullable().describe("null: GIFs are refused."),
+    video: VideoRules.nullable(),
+  })
+  .openapi("MediaRules");
 const ContentTypeItem = z
   .object({
     value: z.enum(CONTENT_TYPES),
@@ -12,6 +51,7 @@ const ContentTypeItem = z
     max_media_count: z.number().int(),
     requires_media: z.boolean(),
     allowed_media_types: z.array(MediaKind),
+    media_rules: MediaRules.describe("The network's media rules for this content type (docs/media-rules.md)."),
   })
   .openapi("ContentTypeItem");
 const PlatformCatalogEntry = z
@@ -36,5 +76,5 @@ const route = authedRoute({
   responses: { 200: ok(ContentTypesResponse, "The catalog.") },
 });
 
-const body = { platforms: [...CATALOG] };
+const body = { platforms: CATALOG_WITH_MEDIA_RULES };
 export const registerListContentTypes = (app: App) => app.openapi(route, (c) => c.json(body, 200));

@@ -138,6 +138,10 @@ export const MediaSchema = z
     size: z.number().int().nullable(),
     width: z.number().int().nullable(),
     height: z.number().int().nullable(),
+    duration_seconds: z
+      .number()
+      .nullable()
+      .openapi({ description: "Videos: duration read from the MP4/MOV container; null for images." }),
   })
   .openapi("Media");
 

@@ -21,6 +21,7 @@ export function mediaRow(ctx: MediaContext, stored: StoredMedia, uploadToken: st
     size: stored.size,
     width: stored.width,
     height: stored.height,
+    durationSeconds: stored.durationSeconds,
     uploadToken,
     createdAt: ctx.now(),
   };

@@ -4,6 +4,7 @@ import type { WorkspaceContext } from "../../context";
 import { aliased } from "../../db/aliased";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
+import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
 
 export interface PreviewItem {
   post_platform_id: string;
@@ -56,10 +57,11 @@ export async function previewPost(ctx: WorkspaceContext, postId: string): Promis
       .where(and(eq(postPlatforms.postId, postId), eq(postPlatforms.enabled, true)))
       .orderBy(asc(postPlatforms.position), asc(postPlatforms.createdAt)),
     ctx.db
-      .select({ type: media.type })
+      .select(RULE_MEDIA_COLUMNS)
       .from(postMedia)
       .innerJoin(media, eq(media.id, postMedia.mediaId))
-      .where(eq(postMedia.postId, postId)),
+      .where(eq(postMedia.postId, postId))
+      .orderBy(asc(postMedia.position)),
   ]);
   if (!post) throw notFound();
   return rows.map(({ row, account }) => {

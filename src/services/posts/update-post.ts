@@ -1,5 +1,6 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { RuleMedia } from "../../catalog/media-rules";
 import { checkPlatformRules } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
 import {
@@ -18,6 +19,7 @@ import type { PostResource } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
 import { releaseUnreferencedMedia } from "../media/release-media";
 import { postEvent } from "../webhooks/outbox";
+import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
 import { getPost } from "./get-post";
 import {
   type AccountRow,
@@ -28,7 +30,6 @@ import {
   checkMedia,
   checkTarget,
   loadReferences,
-  type MediaRow,
   parseScheduledAt,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
@@ -90,10 +91,11 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
     ctx.db.select().from(postPlatforms).where(eq(postPlatforms.postId, postId)),
     ctx.db
-      .select({ id: media.id, type: media.type })
+      .select({ id: media.id, ...RULE_MEDIA_COLUMNS })
       .from(postMedia)
       .innerJoin(media, eq(media.id, postMedia.mediaId))
-      .where(eq(postMedia.postId, postId)),
+      .where(eq(postMedia.postId, postId))
+      .orderBy(asc(postMedia.position)),
   ]);
   const postRow = post[0];
   if (!postRow) throw notFound();
@@ -210,7 +212,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
 
   // Rules on the post as it will be.
   const nextStatus: PostStatus = target ?? postRow.status;
-  const nextMedia: Pick<MediaRow, "type">[] = mediaRows ?? attached;
+  const nextMedia: RuleMedia[] = mediaRows ?? attached;
   const enabledRows = [...planned.values()].map((p) => p.row).filter((r) => r.enabled);
   const contentChanged = input.content !== undefined || input.media !== undefined || input.platforms !== undefined;
   if (target === "scheduled" || (nextStatus === "scheduled" && (contentChanged || input.scheduled_at !== undefined))) {
@@ -352,7 +354,7 @@ function checkSchedule(
     scheduledAt: number | null;
     now: number;
     content: string | null;
-    media: Pick<MediaRow, "type">[];
+    media: RuleMedia[];
     rows: PlatformRow[];
   },
 ): void {
