@@ -74,7 +74,9 @@ function box(type: string, ...parts: Uint8Array[]): Uint8Array {
 function words(...values: number[]): Uint8Array {
   const out = new Uint8Array(values.length * 4);
   const dv = new DataView(out.buffer);
-  values.forEach((v, i) => dv.setInt32(i * 4, v));
+  values.forEach((v, i) => {
+    dv.setInt32(i * 4, v);
+  });
   return out;
 }
 
