@@ -18,8 +18,8 @@ import { errorFields, log } from "../../lib/logger";
 import type { PostResource } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
 import { releaseUnreferencedMedia } from "../media/release-media";
-import { postEvent } from "../webhooks/outbox";
 import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
+import { postEvent } from "../webhooks/outbox";
 import { getPost } from "./get-post";
 import {
   type AccountRow,
