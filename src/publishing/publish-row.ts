@@ -4,6 +4,7 @@ import type { ServiceContext } from "../context";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { mediaPublicUrl } from "../lib/media-url";
+import { VariantError } from "../media/variants";
 import { adapterFor } from "../platforms";
 import {
   type AdapterContext,
@@ -16,6 +17,7 @@ import {
 import { loadAccount, markTokenExpired, needsRefresh, refreshAccount } from "./accounts";
 import { createAdapterContext } from "./context";
 import { PUBLISH_ERRORS } from "./errors";
+import { fitMediaForRow } from "./fit-media";
 import type { PublishMessage } from "./messages";
 import { isFinalAttempt, PUBLISH_MAX_RETRIES, retryDelaySeconds } from "./retry-policy";
 import {
@@ -140,6 +142,10 @@ async function publishClaimed(
   const items = await loadPostMedia(ctx, row.postId);
   const meta = { ...(row.meta ?? {}) };
   checkRules(row, post.content, items, meta, accountRow.meta ?? {});
+  // Images over the network's limits go out as their fitted variants (issue 16); the original never changes.
+  const sent = await fitMediaForRow(ctx, row.platform, row.contentType, items).catch((err: unknown) => {
+    throw err instanceof VariantError ? new RowFailure(err.message) : err;
+  });
 
   const adapter = adapterFor(row.platform);
   if (!adapter) throw new RowFailure(PUBLISH_ERRORS.noAdapter);
@@ -159,7 +165,7 @@ async function publishClaimed(
     postPlatformId: row.id,
     contentType: row.contentType,
     content: post.content ?? "",
-    media: items,
+    media: sent,
     meta,
     account: loaded.account,
     checkpoint,

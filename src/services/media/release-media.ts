@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, notExists } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { media, postMedia } from "../../db/schema";
+import { deleteVariants } from "../../media/variants";
 
 /**
  * After media were detached (post deleted, media list replaced), deletes the media rows that nothing references
@@ -24,5 +25,9 @@ export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: st
   const stillUsed = await ctx.db.select({ path: media.path }).from(media).where(inArray(media.path, paths));
   const used = new Set(stillUsed.map((r) => r.path));
   const toDelete = paths.filter((p) => !used.has(p));
-  if (toDelete.length > 0) await ctx.env.MEDIA_BUCKET.delete(toDelete);
+  if (toDelete.length > 0) {
+    await ctx.env.MEDIA_BUCKET.delete(toDelete);
+    // Their fitted variants go with them (issue 16, src/media/variants.ts).
+    await deleteVariants(ctx.env.MEDIA_BUCKET, toDelete);
+  }
 }

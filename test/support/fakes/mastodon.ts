@@ -131,6 +131,11 @@ export class FakeMastodon extends ScriptedFake {
       const file = form.get("file");
       if (!(file instanceof File)) return this.respond(422, { error: "Validation failed: File can't be blank" });
       const type = file.type.startsWith("video/") ? "video" : "image";
+      // Mastodon's defaults (MediaAttachment IMAGE_LIMIT / VIDEO_LIMIT): 16 MB images, 99 MB videos.
+      const limitMb = type === "video" ? 99 : 16;
+      if (file.size > limitMb * 1024 * 1024) {
+        return this.respond(422, { error: `Validation failed: File file size must be less than ${limitMb} MB` });
+      }
       const m: StoredMedia = {
         id: this.id(),
         type,

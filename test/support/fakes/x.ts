@@ -129,6 +129,9 @@ export class FakeX extends ScriptedFake {
           type: "https://api.twitter.com/2/problems/invalid-request",
         });
       }
+      // X refuses images over 5 MB (GIFs 15 MB) at upload, as the real API does (issue 16: fitted first).
+      const tooBig = this.overLimit(String(form.get("media_type") ?? file.type), file.size);
+      if (tooBig) return tooBig;
       const m = this.store(
         String(form.get("media_type") ?? file.type),
         file.size,
@@ -245,8 +248,17 @@ export class FakeX extends ScriptedFake {
     if (!mediaType || !Number.isFinite(totalBytes) || totalBytes <= 0) {
       return this.respond(400, problem(400, "Invalid Request", "One or more parameters to your request was invalid."));
     }
+    const tooBig = this.overLimit(mediaType, totalBytes);
+    if (tooBig) return tooBig;
     const m = this.store(mediaType, totalBytes, category);
     return this.respond(200, { data: { id: m.id, media_key: `7_${m.id}`, expires_after_secs: 86400 } });
+  }
+
+  /** docs.x.com media: images 5 MB, GIFs 15 MB, videos 512 MB. */
+  private overLimit(mediaType: string, bytes: number) {
+    const limit = mediaType === "image/gif" ? 15 : mediaType.startsWith("image/") ? 5 : 512;
+    if (bytes <= limit * 1024 * 1024) return null;
+    return this.respond(400, problem(400, "Invalid Request", `File size exceeds ${limit * 1024 * 1024} bytes.`));
   }
 
   private append(id: string, form: FormData) {
