@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MEDIA_URLS_MAX } from "../lib/bounds";
 import { attachMediaFromUrls } from "../services/media/attach-media-from-urls";
 import { attachUploadToPost } from "../services/uploads/attach-upload";
 import { issueUpload } from "../services/uploads/issue-upload";
@@ -15,7 +16,11 @@ export const mediaTools = [
       "Downloads 1–10 public http(s) URLs (JPEG, PNG, GIF, WebP images up to 10 MB; MP4, MOV videos up to 1 GB) and appends them to the post's media. PNG and WebP become JPEG. Returns {post, attached_count, failed_urls}; unreachable, wrong-type, too-large or not-accepted URLs are listed in failed_urls.",
     input: {
       post_id: postId,
-      urls: z.array(z.string()).min(1).max(10).describe("Public http(s) URLs of the files, at most 10."),
+      urls: z
+        .array(z.string())
+        .min(1)
+        .max(MEDIA_URLS_MAX)
+        .describe(`Public http(s) URLs of the files, at most ${MEDIA_URLS_MAX}.`),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     run: (ctx, input) => attachMediaFromUrls(ctx, input.post_id as string, input.urls as string[]),

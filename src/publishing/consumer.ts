@@ -1,4 +1,5 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
+import { inJsonArray } from "../db/json-params";
 import { postPlatforms } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { dispatchRecordedEvents } from "../services/webhooks/kick";
@@ -75,10 +76,7 @@ export async function handleDeadLetterBatch(
         })
         .where(
           and(
-            inArray(
-              postPlatforms.id,
-              bodies.map((b) => b.post_platform_id),
-            ),
+            inJsonArray(postPlatforms.id, rowIds),
             inArray(postPlatforms.status, ["pending", "publishing"]),
             eq(postPlatforms.enabled, true),
           ),

@@ -1,13 +1,21 @@
-import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte } from "drizzle-orm";
 import type { ServiceContext } from "../context";
+import { inJsonArray } from "../db/json-params";
 import { postPlatforms, posts } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { postSettledEvent } from "../services/webhooks/outbox";
 import { enqueuePublishMessages, type PublishMessage, QUEUE_SEND_BATCH_MAX } from "./messages";
 import { recomputePostStatus } from "./status";
 
-/** Posts claimed per UPDATE; the scheduler loops until no due post is left. */
-export const SCHEDULER_CLAIM_CHUNK = 500;
+/**
+ * Work per cron tick is bounded, so one invocation stays far inside D1's and the Workers runtime's per-invocation
+ * limits however many posts fall due at once (docs/limits.md): at most SCHEDULER_MAX_CLAIMS_PER_TICK claims of
+ * SCHEDULER_CLAIM_CHUNK posts (≤ 500 posts, ≤ 5 statements per claim), and no further claim once
+ * SCHEDULER_MESSAGES_PER_TICK messages went out. What is left is claimed by the next tick, oldest first.
+ */
+export const SCHEDULER_CLAIM_CHUNK = 100;
+export const SCHEDULER_MAX_CLAIMS_PER_TICK = 5;
+export const SCHEDULER_MESSAGES_PER_TICK = 5000;
 /** sendBatch calls in flight at once (each carries up to 100 messages). */
 const ENQUEUE_CONCURRENCY = 6;
 
@@ -23,7 +31,11 @@ export interface SchedulerResult {
  */
 export async function runScheduler(ctx: ServiceContext): Promise<SchedulerResult> {
   const result: SchedulerResult = { claimedPosts: 0, enqueued: 0 };
-  for (;;) {
+  for (
+    let claims = 0;
+    claims < SCHEDULER_MAX_CLAIMS_PER_TICK && result.enqueued < SCHEDULER_MESSAGES_PER_TICK;
+    claims++
+  ) {
     const now = ctx.now();
     const due = ctx.db
       .select({ id: posts.id })
@@ -47,7 +59,7 @@ export async function runScheduler(ctx: ServiceContext): Promise<SchedulerResult
 
 async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; workspaceId: string }[], now: number) {
   // One bound parameter for any number of ids (D1 allows 100 per statement).
-  const ids = sql`(SELECT value FROM json_each(${JSON.stringify(claimed.map((p) => p.id))}))`;
+  const ids = claimed.map((p) => p.id);
   const [, rows] = await ctx.db.batch([
     // A rescheduled post tries its failed rows again, like PUT status=publishing does (decisions §6).
     ctx.db
@@ -55,7 +67,7 @@ async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; worksp
       .set({ status: "pending", errorMessage: null, updatedAt: now })
       .where(
         and(
-          sql`${postPlatforms.postId} IN ${ids}`,
+          inJsonArray(postPlatforms.postId, ids),
           eq(postPlatforms.enabled, true),
           eq(postPlatforms.status, "failed"),
         ),
@@ -65,7 +77,7 @@ async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; worksp
       .from(postPlatforms)
       .where(
         and(
-          sql`${postPlatforms.postId} IN ${ids}`,
+          inJsonArray(postPlatforms.postId, ids),
           eq(postPlatforms.enabled, true),
           eq(postPlatforms.status, "pending"),
         ),
@@ -117,12 +129,7 @@ async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; worksp
     await ctx.db
       .update(posts)
       .set({ status: "scheduled", updatedAt: ctx.now() })
-      .where(
-        and(
-          eq(posts.status, "publishing"),
-          sql`${posts.id} IN (SELECT value FROM json_each(${JSON.stringify([...failedPosts])}))`,
-        ),
-      );
+      .where(and(eq(posts.status, "publishing"), inJsonArray(posts.id, [...failedPosts])));
   }
   return sent;
 }

@@ -1,5 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
+import { inJsonArray } from "../db/json-params";
 import { posts } from "../db/schema";
 
 /**
@@ -9,6 +10,11 @@ import { posts } from "../db/schema";
  * the final state: whichever statement runs last sees every row finished.
  */
 export function recomputePostStatus(db: Db, postId: string, now: number) {
+  return recomputePostStatuses(db, [postId], now);
+}
+
+/** `recomputePostStatus` for any number of posts in one statement (the ids are one bound JSON array). */
+export function recomputePostStatuses(db: Db, postIds: readonly string[], now: number) {
   const enabled = sql`SELECT 1 FROM post_platforms pp WHERE pp.post_id = posts.id AND pp.enabled = 1`;
   const anyPublished = sql`EXISTS (${enabled} AND pp.status = 'published')`;
   const allPublished = sql`(${anyPublished} AND NOT EXISTS (${enabled} AND pp.status <> 'published'))`;
@@ -21,7 +27,7 @@ export function recomputePostStatus(db: Db, postId: string, now: number) {
     })
     .where(
       and(
-        eq(posts.id, postId),
+        postIds.length === 1 ? eq(posts.id, postIds[0] as string) : inJsonArray(posts.id, postIds),
         eq(posts.status, "publishing"),
         sql`NOT EXISTS (${enabled} AND pp.status IN ('pending', 'publishing'))`,
       ),

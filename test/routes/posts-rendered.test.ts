@@ -56,7 +56,9 @@ function capturePostStatements(postIds: string[]) {
         const value = Reflect.get(target, prop);
         if (prop === "bind")
           return (...args: unknown[]) => {
-            seen.push({ kind, posts: postIds.filter((id) => args.includes(id)) });
+            // Ids are bound one by one or as one JSON array (src/db/json-params.ts).
+            const bound = args.filter((a): a is string => typeof a === "string");
+            seen.push({ kind, posts: postIds.filter((id) => bound.some((a) => a === id || a.includes(`"${id}"`))) });
             return value.apply(target, args);
           };
         return typeof value === "function" ? value.bind(target) : value;

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { MEDIA_URLS_MAX } from "../../lib/bounds";
 import { attachMediaFromUrls } from "../../services/media/attach-media-from-urls";
 import type { App } from "../../types";
 import { authedRoute, idParam, jsonBody, ok } from "../openapi";
@@ -13,8 +14,10 @@ export const AttachMediaFromUrlRequest = z
     urls: z
       .array(httpUrl)
       .min(1)
-      .max(10)
-      .openapi({ description: "1–10 URLs, downloaded concurrently (20 s each, at most 3 redirects)." }),
+      .max(MEDIA_URLS_MAX)
+      .openapi({
+        description: `1–${MEDIA_URLS_MAX} URLs, downloaded concurrently (20 s each, at most 3 redirects).`,
+      }),
   })
   .openapi("AttachMediaFromUrlRequest");
 

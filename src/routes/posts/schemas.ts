@@ -1,5 +1,12 @@
 import { z } from "@hono/zod-openapi";
 import { CONTENT_TYPES, PLATFORMS } from "../../catalog/platforms";
+import {
+  PLATFORM_META_MAX_BYTES,
+  POST_LABELS_MAX,
+  POST_MEDIA_MAX,
+  POST_PLATFORM_UPDATES_MAX,
+  POST_TARGETS_MAX,
+} from "../../lib/bounds";
 import { ymdHis } from "../openapi";
 import { LabelSchema } from "../schemas";
 
@@ -42,13 +49,19 @@ const mediaRefs = z
       .looseObject({ id: z.uuid().openapi({ description: "Id of a media item of this workspace." }) })
       .openapi({ description: "A Media object (or just `{id}`); the server fills in the canonical fields." }),
   )
+  .max(POST_MEDIA_MAX)
   .optional()
-  .openapi({ description: "Media of this workspace by id, in order. On PUT the list replaces the current one." });
+  .openapi({
+    description: `Media of this workspace by id, in order; at most ${POST_MEDIA_MAX} (the largest max_media_count of the catalog). On PUT the list replaces the current one.`,
+  });
 
 const labelIds = z
   .array(z.uuid())
+  .max(POST_LABELS_MAX)
   .optional()
-  .openapi({ description: "Labels of this workspace. On PUT the list replaces the current one." });
+  .openapi({
+    description: `Labels of this workspace, at most ${POST_LABELS_MAX}. On PUT the list replaces the current one.`,
+  });
 
 export const CreatePostRequest = z
   .object({
@@ -68,8 +81,11 @@ export const CreatePostRequest = z
             .openapi({ description: "Not accepted on creation." }),
         }),
       )
+      .max(POST_TARGETS_MAX)
       .refine((a) => a.length > 0, { message: "The :attribute field is required." })
-      .openapi({ description: "One target per entry; at least one; each account at most once." }),
+      .openapi({
+        description: `One target per entry; at least one, at most ${POST_TARGETS_MAX}; each account at most once.`,
+      }),
     content: contentField,
     media: mediaRefs,
     scheduled_at: scheduledAtField.openapi({
@@ -103,8 +119,7 @@ export const UpdatePostRequest = z
             .catchall(z.unknown())
             .optional()
             .openapi({
-              description:
-                "Shallow-merged into the row's meta; a null value removes the key. Pinterest: `board_id`; TikTok: `privacy_level`.",
+              description: `Shallow-merged into the row's meta; a null value removes the key. Pinterest: \`board_id\`; TikTok: \`privacy_level\`. The merged meta is at most ${PLATFORM_META_MAX_BYTES} bytes as JSON.`,
               example: { board_id: "549755885175" },
             }),
           social_account_id: z
@@ -113,8 +128,11 @@ export const UpdatePostRequest = z
             .openapi({ description: "With `content_type` and no `id`: adds this account as a target." }),
         }),
       )
+      .max(POST_PLATFORM_UPDATES_MAX)
       .optional()
-      .openapi({ description: "Rows not listed keep their state." }),
+      .openapi({
+        description: `At most ${POST_PLATFORM_UPDATES_MAX} entries. Rows not listed keep their state; a post has at most ${POST_TARGETS_MAX} targets in all.`,
+      }),
   })
   .openapi("UpdatePostRequest");
 

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { ServiceContext } from "../../context";
+import { insertJsonRows } from "../../db/json-params";
 import { media, postMedia } from "../../db/schema";
 import { log } from "../../lib/logger";
 import type { StoredMedia } from "../../media/ingest";
@@ -27,19 +28,26 @@ export function mediaRow(ctx: MediaContext, stored: StoredMedia, uploadToken: st
   };
 }
 
-/** Appends a media row to the end of a post's media list; the position is computed inside the statement. */
-export function appendToPost(ctx: MediaContext, postId: string, mediaId: string) {
+/**
+ * Appends media rows, in the order given, to the end of a post's media list: one statement however many (the ids
+ * are one bound JSON array), positions computed inside it. An id already attached is left where it is.
+ */
+export function appendToPost(ctx: MediaContext, postId: string, mediaIds: readonly string[]) {
   return ctx.db
     .insert(postMedia)
     .select(
-      sql`SELECT ${postId}, ${mediaId}, COALESCE(MAX(${postMedia.position}), -1) + 1 FROM ${postMedia} WHERE ${postMedia.postId} = ${postId}`,
+      sql`SELECT ${postId}, j.value, base.next + j.key
+        FROM json_each(${JSON.stringify(mediaIds)}) j,
+          (SELECT COALESCE(MAX(${postMedia.position}), -1) + 1 AS next FROM ${postMedia} WHERE ${postMedia.postId} = ${postId}) base
+        WHERE true`,
     )
     .onConflictDoNothing();
 }
 
 /**
- * Creates the media rows (and attaches them to `postId` in the given order) in one batch. If the batch fails, the
- * stored objects are deleted so nothing is left behind, and the error is rethrown.
+ * Creates the media rows (and attaches them to `postId` in the given order) in one batch of two statements (plus `alongside`)
+ * however many rows (src/db/json-params.ts). If the batch fails, the stored objects are deleted so nothing is left behind,
+ * and the error is rethrown.
  */
 export async function recordMedia(
   ctx: MediaContext,
@@ -50,12 +58,20 @@ export async function recordMedia(
 ): Promise<void> {
   if (rows.length === 0) return;
   try {
-    const statements = [
-      ctx.db.insert(media).values(rows),
-      ...(postId ? rows.map((r) => appendToPost(ctx, postId, r.id as string)) : []),
+    const statements: BatchItem<"sqlite">[] = [
+      insertJsonRows(ctx.db, media, rows),
+      ...(postId
+        ? [
+            appendToPost(
+              ctx,
+              postId,
+              rows.map((r) => r.id as string),
+            ),
+          ]
+        : []),
       ...alongside,
     ];
-    await ctx.db.batch(statements as [(typeof statements)[0], ...typeof statements]);
+    await ctx.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
     await discardObjects(
       ctx,

@@ -1,5 +1,6 @@
-import { and, eq, inArray, isNull, notExists } from "drizzle-orm";
+import { and, eq, isNull, notExists } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
+import { inJsonArray } from "../../db/json-params";
 import { media, postMedia } from "../../db/schema";
 import { deleteVariants } from "../../media/variants";
 
@@ -14,7 +15,7 @@ export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: st
     .delete(media)
     .where(
       and(
-        inArray(media.id, mediaIds),
+        inJsonArray(media.id, mediaIds),
         isNull(media.uploadToken),
         notExists(ctx.db.select({ one: postMedia.mediaId }).from(postMedia).where(eq(postMedia.mediaId, media.id))),
       ),
@@ -22,7 +23,7 @@ export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: st
     .returning({ path: media.path });
   const paths = [...new Set(orphans.map((o) => o.path))];
   if (paths.length === 0) return;
-  const stillUsed = await ctx.db.select({ path: media.path }).from(media).where(inArray(media.path, paths));
+  const stillUsed = await ctx.db.select({ path: media.path }).from(media).where(inJsonArray(media.path, paths));
   const used = new Set(stillUsed.map((r) => r.path));
   const toDelete = paths.filter((p) => !used.has(p));
   if (toDelete.length > 0) {

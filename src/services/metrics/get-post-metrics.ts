@@ -1,5 +1,6 @@
-import { and, asc, eq, inArray } from "drizzle-orm";
+import { and, asc, eq } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
+import { inJsonArray } from "../../db/json-params";
 import { postPlatforms, posts, socialAccounts } from "../../db/schema";
 import type { PostPlatformStatus } from "../../db/schema/posts";
 import { notFound } from "../../lib/errors";
@@ -77,7 +78,7 @@ export async function getPostMetrics(
   const accounts =
     accountIds.length === 0
       ? []
-      : await ctx.db.select().from(socialAccounts).where(inArray(socialAccounts.id, accountIds));
+      : await ctx.db.select().from(socialAccounts).where(inJsonArray(socialAccounts.id, accountIds));
   const byId = new Map(accounts.map((a) => [a.id, a]));
   const actx = createAdapterContext(ctx, opts.adapterContext);
 

@@ -1,4 +1,5 @@
 import type { WorkspaceContext } from "../../context";
+import { insertJsonRows } from "../../db/json-params";
 import { postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
 import { ErrorBag } from "../../lib/errors";
 import { newId } from "../../lib/ids";
@@ -11,7 +12,9 @@ import {
   checkLabels,
   checkMedia,
   checkTarget,
+  type LabelRow,
   loadReferences,
+  type MediaRow,
   parseScheduledAt,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
@@ -26,37 +29,74 @@ export interface CreatePostInput {
 }
 
 /**
+ * A create request as far as it is well formed: array items that failed the shape check are holes (`undefined`)
+ * and fields that failed it are absent. The reference checks run on this, so a request with shape errors still
+ * learns about its unknown accounts and labels in the same 422 (docs/limits.md, "one round").
+ */
+export interface CreatePostDraft {
+  platforms?: ({ social_account_id: string; content_type: string } | undefined)[];
+  media?: ({ id: string } | undefined)[];
+  scheduled_at?: string | null;
+  label_ids?: (string | undefined)[];
+}
+
+interface CreatePlan {
+  scheduledAt: number | null | undefined;
+  accounts: (AccountRow | null)[];
+  labelRows: LabelRow[];
+  mediaRows: MediaRow[];
+}
+
+/**
+ * Every check that reads the database (accounts, labels and media exist here, accounts are usable, content types
+ * fit) plus `scheduled_at`, collected into `bag`: one batch of three statements whatever the request holds.
+ */
+export async function checkCreatePost(
+  ctx: WorkspaceContext,
+  input: CreatePostDraft,
+  bag: ErrorBag,
+): Promise<CreatePlan> {
+  const now = ctx.now();
+  const targets = input.platforms ?? [];
+  const mediaItems = input.media ?? [];
+  const labelIds = input.label_ids ?? [];
+
+  const scheduledAt = parseScheduledAt(bag, input.scheduled_at);
+  if (typeof scheduledAt === "number" && scheduledAt <= now) bag.add("scheduled_at", SCHEDULED_AT_AFTER_NOW);
+
+  checkDistinct(
+    bag,
+    "platforms",
+    targets.map((p) => p?.social_account_id),
+    ".social_account_id",
+  );
+  const refs = await loadReferences(ctx, {
+    accountIds: targets.map((p) => p?.social_account_id),
+    labelIds,
+    mediaIds: mediaItems.map((m) => m?.id),
+  });
+  const accounts = targets.map((p, i) => (p ? checkTarget(bag, refs, `platforms.${i}`, p) : null));
+  const labelRows = checkLabels(bag, refs, labelIds);
+  const mediaRows = checkMedia(bag, refs, mediaItems);
+  return { scheduledAt, accounts, labelRows, mediaRows };
+}
+
+/**
  * Creates a draft: one `pending`, enabled row per target, with a snapshot of the account's name, handle and avatar.
  *
  * `scheduled_at`: when given it must be in the future. When omitted it defaults to today 09:00 UTC and is stored
  * as is, even if 09:00 has already passed today — a draft is not scheduled, and `PUT status=scheduled` later
  * requires a future time anyway.
+ *
+ * Writes: one batch of at most four statements however many targets, media and labels (each child list is one
+ * `INSERT … SELECT … FROM json_each(?)`).
  */
 export async function createPost(ctx: WorkspaceContext, input: CreatePostInput): Promise<PostResource> {
   const now = ctx.now();
   const bag = new ErrorBag();
-  const mediaItems = input.media ?? [];
-  const labelIds = input.label_ids ?? [];
-
-  let scheduledAt = parseScheduledAt(bag, input.scheduled_at);
-  if (typeof scheduledAt === "number" && scheduledAt <= now) bag.add("scheduled_at", SCHEDULED_AT_AFTER_NOW);
-  if (input.scheduled_at === undefined) scheduledAt = todayAtNineUtc(now);
-
-  checkDistinct(
-    bag,
-    "platforms",
-    input.platforms.map((p) => p.social_account_id),
-    ".social_account_id",
-  );
-  const refs = await loadReferences(ctx, {
-    accountIds: input.platforms.map((p) => p.social_account_id),
-    labelIds,
-    mediaIds: mediaItems.map((m) => m.id),
-  });
-  const accounts: (AccountRow | null)[] = input.platforms.map((p, i) => checkTarget(bag, refs, `platforms.${i}`, p));
-  const labelRows = checkLabels(bag, refs, labelIds);
-  const mediaRows = checkMedia(bag, refs, mediaItems);
+  const plan = await checkCreatePost(ctx, input, bag);
   bag.throwIfAny();
+  const scheduledAt = input.scheduled_at === undefined ? todayAtNineUtc(now) : plan.scheduledAt;
 
   const postId = newId();
   const post = {
@@ -70,7 +110,7 @@ export async function createPost(ctx: WorkspaceContext, input: CreatePostInput):
     updatedAt: now,
   };
   const platformRows = input.platforms.map((p, i) => {
-    const account = accounts[i]!;
+    const account = plan.accounts[i]!;
     return {
       id: newId(),
       postId,
@@ -88,13 +128,28 @@ export async function createPost(ctx: WorkspaceContext, input: CreatePostInput):
       updatedAt: now,
     };
   });
+  const { mediaRows, labelRows } = plan;
   await ctx.db.batch([
     ctx.db.insert(posts).values(post),
-    ctx.db.insert(postPlatforms).values(platformRows),
+    insertJsonRows(ctx.db, postPlatforms, platformRows),
     ...(mediaRows.length
-      ? [ctx.db.insert(postMedia).values(mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })))]
+      ? [
+          insertJsonRows(
+            ctx.db,
+            postMedia,
+            mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
+          ),
+        ]
       : []),
-    ...(labelRows.length ? [ctx.db.insert(postLabels).values(labelRows.map((l) => ({ postId, labelId: l.id })))] : []),
+    ...(labelRows.length
+      ? [
+          insertJsonRows(
+            ctx.db,
+            postLabels,
+            labelRows.map((l) => ({ postId, labelId: l.id })),
+          ),
+        ]
+      : []),
   ]);
   return getPost(ctx, postId);
 }

@@ -1,5 +1,6 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
+import { inJsonArray } from "../../db/json-params";
 import { jsonRow } from "../../db/json-rows";
 import { labels, media, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import {
@@ -13,9 +14,6 @@ import {
   presentPost,
 } from "../../presenters/post";
 import { rememberRendered } from "./rendered-posts";
-
-/** D1 binds at most 100 parameters per statement. */
-const IDS_PER_STATEMENT = 90;
 
 // Only the columns the resource shows: every column returned costs D1 time.
 const postJson = jsonRow(posts, "posts", POST_FIELDS);
@@ -71,20 +69,18 @@ export function presentPostRow(ctx: WorkspaceContext, row: PostResourceRow & { i
 
 /**
  * Full Post resources of this workspace's posts, in the order of `postIds`; ids that are absent or in another
- * workspace are left out. One D1 statement per 90 posts, however many platforms, media and labels they have.
+ * workspace are left out. One D1 statement however many posts, platforms, media and labels: the ids are one bound
+ * JSON array (src/db/json-params.ts). Callers ask for at most a page (15) at a time.
  */
 export async function loadPostResources(ctx: WorkspaceContext, postIds: string[]): Promise<PostResource[]> {
   const unique = [...new Set(postIds)];
   const found = new Map<string, PostResource>();
-  for (let i = 0; i < unique.length; i += IDS_PER_STATEMENT) {
-    const ids = unique.slice(i, i + IDS_PER_STATEMENT);
-    const rows = await ctx.db.all<PostResourceRow & { id: string }>(
-      sql`SELECT ${POST_RESOURCE_COLUMNS} FROM posts WHERE ${and(inArray(posts.id, ids), eq(posts.workspaceId, ctx.workspaceId))}`,
-    );
-    for (const row of rows) {
-      const post = presentPostRow(ctx, row);
-      found.set(post.id, post);
-    }
+  const rows = await ctx.db.all<PostResourceRow & { id: string }>(
+    sql`SELECT ${POST_RESOURCE_COLUMNS} FROM posts WHERE ${and(inJsonArray(posts.id, unique), eq(posts.workspaceId, ctx.workspaceId))}`,
+  );
+  for (const row of rows) {
+    const post = presentPostRow(ctx, row);
+    found.set(post.id, post);
   }
   return unique.flatMap((id) => {
     const resource = found.get(id);

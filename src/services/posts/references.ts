@@ -1,6 +1,7 @@
-import { and, eq, inArray } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { contentTypeFitsPlatform } from "../../catalog/platforms";
 import type { WorkspaceContext } from "../../context";
+import { inJsonArray } from "../../db/json-params";
 import { labels, media, socialAccounts } from "../../db/schema";
 import type { ErrorBag } from "../../lib/errors";
 import { parseUserDateTime } from "../../lib/time";
@@ -16,29 +17,30 @@ export type LabelRow = typeof labels.$inferSelect;
 
 export const attribute = (key: string) => key.replace(/_/g, " ");
 
+/**
+ * One batch of three statements whatever the request holds: each id list is one bound JSON array
+ * (src/db/json-params.ts), so 100 targets, 50 labels and 35 media stay far inside D1's 100 parameters per statement.
+ * Holes (`undefined`, items that failed the shape check) are skipped.
+ */
 export async function loadReferences(
   ctx: WorkspaceContext,
-  ids: { accountIds: string[]; labelIds: string[]; mediaIds: string[] },
+  ids: { accountIds: (string | undefined)[]; labelIds: (string | undefined)[]; mediaIds: (string | undefined)[] },
 ) {
   const ws = ctx.workspaceId;
+  const present = (list: (string | undefined)[]) => [...new Set(list.filter((id): id is string => id !== undefined))];
   const [accounts, labelRows, mediaRows] = await ctx.db.batch([
     ctx.db
       .select()
       .from(socialAccounts)
-      .where(
-        and(
-          inArray(socialAccounts.id, ids.accountIds.length ? ids.accountIds : [""]),
-          eq(socialAccounts.workspaceId, ws),
-        ),
-      ),
+      .where(and(inJsonArray(socialAccounts.id, present(ids.accountIds)), eq(socialAccounts.workspaceId, ws))),
     ctx.db
       .select()
       .from(labels)
-      .where(and(inArray(labels.id, ids.labelIds.length ? ids.labelIds : [""]), eq(labels.workspaceId, ws))),
+      .where(and(inJsonArray(labels.id, present(ids.labelIds)), eq(labels.workspaceId, ws))),
     ctx.db
       .select()
       .from(media)
-      .where(and(inArray(media.id, ids.mediaIds.length ? ids.mediaIds : [""]), eq(media.workspaceId, ws))),
+      .where(and(inJsonArray(media.id, present(ids.mediaIds)), eq(media.workspaceId, ws))),
   ]);
   return {
     accounts: new Map(accounts.map((a) => [a.id, a])),
@@ -96,10 +98,12 @@ export function checkDistinct(bag: ErrorBag, prefix: string, values: (string | u
   });
 }
 
-export function checkLabels(bag: ErrorBag, refs: References, ids: string[]): LabelRow[] {
+/** Holes (`undefined`: items that failed the shape check and are reported there) are skipped. */
+export function checkLabels(bag: ErrorBag, refs: References, ids: (string | undefined)[]): LabelRow[] {
   checkDistinct(bag, "label_ids", ids);
   const out: LabelRow[] = [];
   ids.forEach((id, i) => {
+    if (id === undefined) return;
     const label = refs.labels.get(id);
     if (!label) bag.add(`label_ids.${i}`, `The selected label ids.${i} is invalid.`);
     else if (!out.includes(label)) out.push(label);
@@ -107,15 +111,17 @@ export function checkLabels(bag: ErrorBag, refs: References, ids: string[]): Lab
   return out;
 }
 
-export function checkMedia(bag: ErrorBag, refs: References, items: { id: string }[]): MediaRow[] {
+/** Holes (`undefined`: items that failed the shape check and are reported there) are skipped. */
+export function checkMedia(bag: ErrorBag, refs: References, items: ({ id: string } | undefined)[]): MediaRow[] {
   checkDistinct(
     bag,
     "media",
-    items.map((m) => m.id),
+    items.map((m) => m?.id),
     ".id",
   );
   const out: MediaRow[] = [];
   items.forEach((item, i) => {
+    if (item === undefined) return;
     const row = refs.media.get(item.id);
     if (!row) bag.add(`media.${i}.id`, `The selected media.${i}.id is invalid.`);
     else if (!out.includes(row)) out.push(row);

@@ -3,6 +3,7 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { RuleMedia } from "../../catalog/media-rules";
 import { checkPlatformRules } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
+import { insertJsonRows, updateJsonRows } from "../../db/json-params";
 import {
   media,
   type PostPlatformStatus,
@@ -12,6 +13,7 @@ import {
   postPlatforms,
   posts,
 } from "../../db/schema";
+import { PLATFORM_META_MAX_BYTES, POST_TARGETS_MAX } from "../../lib/bounds";
 import { conflict, ErrorBag, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { errorFields, log } from "../../lib/logger";
@@ -29,6 +31,7 @@ import {
   checkLabels,
   checkMedia,
   checkTarget,
+  type LabelRow,
   loadReferences,
   parseScheduledAt,
   SCHEDULED_AT_AFTER_NOW,
@@ -54,10 +57,26 @@ export interface UpdatePostInput {
   platforms?: UpdatePostPlatformInput[];
 }
 
+/**
+ * An update request as far as it is well formed (see `CreatePostDraft`): array items that failed the shape check
+ * are holes (`undefined`), fields that failed it are absent and named in `malformed`, so the rules that read them
+ * (content length, media kinds) are not run against the post's old values.
+ */
+export interface UpdatePostDraft {
+  status?: UpdatePostInput["status"];
+  content?: string | null;
+  scheduled_at?: string | null;
+  media?: ({ id: string } | undefined)[];
+  label_ids?: (string | undefined)[];
+  platforms?: (UpdatePostPlatformInput | undefined)[];
+}
+
 export const PUBLISHED_MESSAGE = "Cannot edit a published post.";
 export const PUBLISHING_MESSAGE = "The post is being published and cannot be changed.";
 export const CHANGED_MESSAGE = "The post was changed by another request. Reload it and try again.";
 export const NO_ENABLED_PLATFORM = "At least one platform must be enabled.";
+export const tooManyTargetsMessage = (count: number) =>
+  `A post can target at most ${POST_TARGETS_MAX} accounts (${count} after this update).`;
 
 /** Statuses a post may move to each target status from (decisions §6; documented in docs/posts.md). */
 const FROM: Record<NonNullable<UpdatePostInput["status"]>, PostStatus[]> = {
@@ -74,16 +93,15 @@ interface PlannedRow {
   isNew: boolean;
 }
 
-/**
- * PUT /posts/{post}. Validates everything against the post as it would be after the update, then writes:
- * 1. one conditional `UPDATE posts … WHERE status = <status read> RETURNING` — the claim. Of two concurrent
- *    requests only one passes it, so two `status=publishing` never both enqueue (the loser gets 409);
- * 2. the child writes (rows, media links, label links) in one batch;
- * 3. for `publishing`, one queue message per enabled row that is not published (failed rows reset to pending);
- * 4. releasing media no post uses any more.
- */
-export async function updatePost(ctx: WorkspaceContext, postId: string, input: UpdatePostInput): Promise<PostResource> {
-  const now = ctx.now();
+/** The post as read before the update: its row, its platform rows and its attached media (one batch). */
+export interface PostState {
+  post: typeof posts.$inferSelect;
+  rows: PlatformRow[];
+  attached: { id: string; type: MediaRow["type"] }[];
+}
+
+/** Reads the post's state; 404 when absent or elsewhere, 422 when published, 409 while publishing. */
+export async function loadPostState(ctx: WorkspaceContext, postId: string): Promise<PostState> {
   const [post, rows, attached] = await ctx.db.batch([
     ctx.db
       .select()
@@ -100,14 +118,41 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   const postRow = post[0];
   if (!postRow) throw notFound();
   guardEditable(postRow.status);
+  return { post: postRow, rows, attached };
+}
 
-  const bag = new ErrorBag();
+export interface UpdatePlan {
+  target: UpdatePostInput["status"];
+  nextStatus: PostStatus;
+  nextContent: string | null;
+  nextScheduledAt: number | null;
+  planned: Map<string, PlannedRow>;
+  labelRows: LabelRow[] | null;
+  mediaRows: MediaRow[] | null;
+}
+
+/**
+ * Every check of an update, collected into `bag` (one round: references, transition, targets and the schedule
+ * rules on the post as it will be). One batch of three statements whatever the request holds.
+ * `malformed` names the top-level fields that failed the shape check: they count as not sent, and the rules that
+ * read them are skipped.
+ */
+export async function checkUpdatePost(
+  ctx: WorkspaceContext,
+  state: PostState,
+  input: UpdatePostDraft,
+  bag: ErrorBag,
+  malformed: ReadonlySet<string> = new Set(),
+): Promise<UpdatePlan> {
+  const now = ctx.now();
+  const { post: postRow, rows, attached } = state;
+  const postId = postRow.id;
   const platformInputs = input.platforms ?? [];
-  const additions = platformInputs.map((p, i) => ({ p, i })).filter(({ p }) => p.id === undefined);
+  const additions = platformInputs.filter((p) => p !== undefined && p.id === undefined);
   const refs = await loadReferences(ctx, {
-    accountIds: additions.flatMap(({ p }) => (p.social_account_id ? [p.social_account_id] : [])),
+    accountIds: additions.map((p) => p?.social_account_id),
     labelIds: input.label_ids ?? [],
-    mediaIds: (input.media ?? []).map((m) => m.id),
+    mediaIds: (input.media ?? []).map((m) => m?.id),
   });
 
   // status transition
@@ -127,12 +172,13 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   checkDistinct(
     bag,
     "platforms",
-    platformInputs.map((p) => p.id),
+    platformInputs.map((p) => p?.id),
     ".id",
   );
   const targeted = new Set(rows.map((r) => r.socialAccountId));
   let position = rows.reduce((max, r) => Math.max(max, r.position), -1);
   platformInputs.forEach((p, i) => {
+    if (p === undefined) return;
     const prefix = `platforms.${i}`;
     if (p.id !== undefined) {
       const existing = byId.get(p.id);
@@ -149,7 +195,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       ) {
         plan.row.contentType = p.content_type;
       }
-      if (p.meta !== undefined) plan.row.meta = mergeMeta(plan.row.meta ?? {}, p.meta);
+      if (p.meta !== undefined) plan.row.meta = checkMetaSize(bag, prefix, mergeMeta(plan.row.meta ?? {}, p.meta));
       return;
     }
     let missing = false;
@@ -188,7 +234,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
         contentType: p.content_type!,
         status: "pending",
         enabled: p.enabled ?? true,
-        meta: mergeMeta({}, p.meta ?? {}),
+        meta: checkMetaSize(bag, prefix, mergeMeta({}, p.meta ?? {})),
         platformPostId: null,
         platformUrl: null,
         publishedAt: null,
@@ -205,12 +251,12 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       },
     });
   });
+  if (planned.size > POST_TARGETS_MAX) bag.add("platforms", tooManyTargetsMessage(planned.size));
 
   const labelRows = input.label_ids ? checkLabels(bag, refs, input.label_ids) : null;
   const mediaRows = input.media ? checkMedia(bag, refs, input.media) : null;
-  bag.throwIfAny();
 
-  // Rules on the post as it will be.
+  // Rules on the post as it will be, in the same round: rows and media that failed above are left out of them.
   const nextStatus: PostStatus = target ?? postRow.status;
   const nextMedia: RuleMedia[] = mediaRows ?? attached;
   const enabledRows = [...planned.values()].map((p) => p.row).filter((r) => r.enabled);
@@ -223,9 +269,34 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       content: nextContent,
       media: nextMedia,
       rows: enabledRows,
+      skip: malformed,
     });
   }
   if (target === "publishing" && enabledRows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
+  return { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows };
+}
+
+/**
+ * PUT /posts/{post}. Validates everything against the post as it would be after the update (one round), then
+ * writes:
+ * 1. one conditional `UPDATE posts … WHERE status = <status read> RETURNING` — the claim. Of two concurrent
+ *    requests only one passes it, so two `status=publishing` never both enqueue (the loser gets 409);
+ * 2. the child writes (rows, media links, label links) in one batch — each kind one statement however many rows
+ *    (`json_each`), so the batch stays at most eight statements at any request size;
+ * 3. for `publishing`, one queue message per enabled row that is not published (failed rows reset to pending);
+ * 4. releasing media no post uses any more.
+ */
+export async function updatePost(ctx: WorkspaceContext, postId: string, input: UpdatePostInput): Promise<PostResource> {
+  const now = ctx.now();
+  const state = await loadPostState(ctx, postId);
+  const { post: postRow, attached } = state;
+  const bag = new ErrorBag();
+  const { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows } = await checkUpdatePost(
+    ctx,
+    state,
+    input,
+    bag,
+  );
   bag.throwIfAny();
 
   // 1. child writes, planned before anything is written
@@ -244,36 +315,44 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     }
   }
   const writes: BatchItem<"sqlite">[] = [];
-  for (const plan of planned.values()) {
-    const r = plan.row;
-    if (plan.isNew) writes.push(ctx.db.insert(postPlatforms).values(r));
-    else if (plan.changed) {
-      writes.push(
-        ctx.db
-          .update(postPlatforms)
-          .set({
-            enabled: r.enabled,
-            contentType: r.contentType,
-            meta: r.meta,
-            status: r.status,
-            errorMessage: r.errorMessage,
-            claimedAt: r.claimedAt,
-            attempts: r.attempts,
-            updatedAt: now,
-          })
-          .where(eq(postPlatforms.id, r.id)),
-      );
-    }
-  }
+  const plans = [...planned.values()];
+  const inserted = plans.filter((p) => p.isNew).map((p) => p.row);
+  const changed = plans
+    .filter((p) => !p.isNew && p.changed)
+    .map(({ row: r }) => ({
+      id: r.id,
+      enabled: r.enabled,
+      contentType: r.contentType,
+      meta: r.meta,
+      status: r.status,
+      errorMessage: r.errorMessage,
+      claimedAt: r.claimedAt,
+      attempts: r.attempts,
+      updatedAt: now,
+    }));
+  if (inserted.length) writes.push(insertJsonRows(ctx.db, postPlatforms, inserted));
+  if (changed.length) writes.push(updateJsonRows(ctx.db, postPlatforms, "id", changed));
   if (mediaRows) {
     writes.push(ctx.db.delete(postMedia).where(eq(postMedia.postId, postId)));
     if (mediaRows.length)
-      writes.push(ctx.db.insert(postMedia).values(mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i }))));
+      writes.push(
+        insertJsonRows(
+          ctx.db,
+          postMedia,
+          mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
+        ),
+      );
   }
   if (labelRows) {
     writes.push(ctx.db.delete(postLabels).where(eq(postLabels.postId, postId)));
     if (labelRows.length)
-      writes.push(ctx.db.insert(postLabels).values(labelRows.map((l) => ({ postId, labelId: l.id }))));
+      writes.push(
+        insertJsonRows(
+          ctx.db,
+          postLabels,
+          labelRows.map((l) => ({ postId, labelId: l.id })),
+        ),
+      );
   }
 
   // 2. the claim and the child writes in one D1 batch (one transaction): the conditional UPDATE claims the post
@@ -332,6 +411,18 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   return getPost(ctx, postId);
 }
 
+/** A row's merged `meta` must stay small (bounds.ts): it is stored per row and sent with every publish. */
+function checkMetaSize(bag: ErrorBag, prefix: string, meta: Record<string, unknown>): Record<string, unknown> {
+  const bytes = new TextEncoder().encode(JSON.stringify(meta)).length;
+  if (bytes > PLATFORM_META_MAX_BYTES) {
+    bag.add(
+      `${prefix}.meta`,
+      `The ${attribute(`${prefix}.meta`)} field must not be greater than ${PLATFORM_META_MAX_BYTES} bytes as JSON (${bytes} after the merge).`,
+    );
+  }
+  return meta;
+}
+
 function guardEditable(status: PostStatus): void {
   if (status === "published") throw validationError({ status: [PUBLISHED_MESSAGE] });
   if (status === "publishing") throw conflict(PUBLISHING_MESSAGE);
@@ -356,6 +447,8 @@ function checkSchedule(
     content: string | null;
     media: RuleMedia[];
     rows: PlatformRow[];
+    /** Fields that failed the shape check: their rules are not run against the old values. */
+    skip?: ReadonlySet<string>;
   },
 ): void {
   if (s.scheduledAt === null) bag.add("scheduled_at", "The scheduled at field is required when status is scheduled.");
@@ -368,6 +461,7 @@ function checkSchedule(
       content: s.content,
       media: s.media,
     })) {
+      if (s.skip?.has(problem.field)) continue;
       // One message per platform even when two rows share a platform and a content type.
       if (!bag.errors[problem.field]?.includes(problem.message)) bag.add(problem.field, problem.message);
     }

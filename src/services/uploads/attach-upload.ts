@@ -28,6 +28,6 @@ export async function attachUploadToPost(ctx: WorkspaceContext, input: { post_id
   if (!asset) throw new AppError("not_found", UPLOAD_NOT_FOUND);
   if (!target.accept.has(asset.type))
     throw new AppError("validation", NOT_ACCEPTED_MESSAGE, { errors: { media: [NOT_ACCEPTED_MESSAGE] } });
-  await appendToPost(ctx, input.post_id, asset.id);
+  await appendToPost(ctx, input.post_id, [asset.id]);
   return { post: await getPost(ctx, input.post_id) };
 }

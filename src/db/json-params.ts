@@ -1,0 +1,83 @@
+import { type Column, getTableColumns, is, SQL, sql } from "drizzle-orm";
+import type { SQLiteTable } from "drizzle-orm/sqlite-core";
+import type { Db } from "./client";
+
+/**
+ * Statements whose size does not grow with the input. D1 binds at most 100 parameters per statement and accepts at
+ * most 100 KB of SQL text (docs/limits.md), so a list of ids or a set of rows never becomes one `?` (or one SQL
+ * literal) per item: the whole list travels as ONE bound JSON text and SQLite unpacks it with `json_each`. A bound
+ * value may be up to 1 MB, far above what the request bounds allow (src/lib/bounds.ts).
+ */
+export const D1_MAX_BOUND_PARAMETERS = 100;
+
+/** `column IN (…values)` with one bound parameter, however many values. An empty list matches nothing. */
+export function inJsonArray(column: Column | SQL, values: readonly (string | number)[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** A column's value in its driver form (booleans 0/1, JSON columns as text), as drizzle would bind it. */
+function driverValue(column: Column, value: unknown): unknown {
+  return value === undefined || value === null ? null : column.mapToDriverValue(value);
+}
+
+/** `json_extract(value, '$[i]') AS "name"` for each column: one row unpacked from one `json_each` element. */
+const unpack = (names: string[]) => names.map((n, i) => `json_extract(value, '$[${i}]') AS ${n}`).join(", ");
+
+/**
+ * `INSERT INTO table SELECT … FROM json_each(?)`: any number of rows in one statement with one bound parameter,
+ * inserted in the order given. Like drizzle's own insert, a value left out takes the column's default (`.default()`
+ * or `$defaultFn`), else null. Batchable (a `db.batch` item). `rows` must not be empty.
+ */
+export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: readonly T["$inferInsert"][]) {
+  if (rows.length === 0) throw new Error("insertJsonRows: no rows");
+  // Every insertable column, in table order: drizzle's INSERT … SELECT names them all.
+  const columns = Object.entries(getTableColumns(table) as Record<string, Column>).filter(
+    ([, c]) => !(c as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert(),
+  );
+  const payload = rows.map((row) =>
+    columns.map(([key, column]) => {
+      let value = (row as Record<string, unknown>)[key];
+      if (value === undefined) {
+        if (column.default !== undefined && column.default !== null) {
+          if (is(column.default, SQL)) throw new Error(`insertJsonRows: SQL default of ${column.name}`);
+          value = column.default;
+        } else if (column.defaultFn) value = column.defaultFn();
+      }
+      return driverValue(column, value);
+    }),
+  );
+  const names = columns.map(([, c]) => quote(c.name));
+  return db
+    .insert(table)
+    .select(
+      sql`SELECT ${sql.raw(names.join(", "))} FROM (SELECT ${sql.raw(unpack(names))}, key AS k FROM json_each(${JSON.stringify(payload)})) ORDER BY k`,
+    );
+}
+
+/**
+ * `UPDATE table SET … FROM (rows unpacked from json_each(?)) AS j WHERE table.<key> = j.<key>`: sets, on each row
+ * named by `key`, the other columns the rows carry — any number of rows in one statement with one bound parameter.
+ * Batchable. `rows` must not be empty, and every row carries the keys of the first.
+ */
+export function updateJsonRows<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  key: keyof T["$inferSelect"] & string,
+  rows: readonly Partial<T["$inferInsert"]>[],
+) {
+  if (rows.length === 0) throw new Error("updateJsonRows: no rows");
+  const all = getTableColumns(table) as Record<string, Column>;
+  const first = rows[0] as Record<string, unknown>;
+  const keys = [key, ...Object.keys(first).filter((k) => k !== key && first[k] !== undefined && all[k] !== undefined)];
+  const columns = keys.map((k) => all[k] as Column);
+  const names = columns.map((c) => quote(c.name));
+  const payload = rows.map((row) => columns.map((c, i) => driverValue(c, (row as Record<string, unknown>)[keys[i]!])));
+  const set = Object.fromEntries(keys.slice(1).map((k, i) => [k, sql.raw(`j.${names[i + 1]}`)]));
+  return db
+    .update(table)
+    .set(set as never)
+    .from(sql`(SELECT ${sql.raw(unpack(names))} FROM json_each(${JSON.stringify(payload)})) AS j`)
+    .where(sql`${all[key] as Column} = j.${sql.raw(names[0] as string)}`);
+}
