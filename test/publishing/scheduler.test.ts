@@ -1,5 +1,10 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import {
+  SCHEDULER_CLAIM_CHUNK,
+  SCHEDULER_MAX_CLAIMS_PER_TICK,
+  SCHEDULER_MESSAGES_PER_TICK,
+} from "../../src/publishing/scheduler";
 import { seedMastodonAccount, seedXAccount } from "./platforms";
 import { createTestWorkspace, readPost, readRow, recordingQueue, seedPost, tick } from "./support";
 
@@ -83,6 +88,22 @@ describe("scheduler", () => {
     expect((await readPost(draft.postId))!.status).toBe("draft");
 
     // The next tick finds nothing left to claim.
+    expect(await tick()).toEqual([]);
+  });
+
+  it("one tick claims at most 500 posts, oldest first, and leaves the rest to the next tick", async () => {
+    expect(SCHEDULER_CLAIM_CHUNK * SCHEDULER_MAX_CLAIMS_PER_TICK).toBe(500);
+    expect(SCHEDULER_MESSAGES_PER_TICK).toBe(5000);
+    const ws = await createTestWorkspace();
+    const a = await seedMastodonAccount(ws);
+    const b = await seedXAccount(ws);
+    // Post i is due since now - 1000 - i ms: the higher i, the older.
+    const { postIds } = await seedDuePosts(ws.workspaceId, a, b, 620);
+    const first = await tick();
+    const firstPosts = [...new Set(first.map((m) => m.post_id))];
+    expect(firstPosts.sort()).toEqual(postIds.slice(120).sort());
+    const second = await tick();
+    expect([...new Set(second.map((m) => m.post_id))].sort()).toEqual(postIds.slice(0, 120).sort());
     expect(await tick()).toEqual([]);
   });
 
