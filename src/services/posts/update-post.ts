@@ -33,6 +33,7 @@ import {
   checkTarget,
   type LabelRow,
   loadReferences,
+  type MediaRow,
   parseScheduledAt,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
@@ -97,7 +98,8 @@ interface PlannedRow {
 export interface PostState {
   post: typeof posts.$inferSelect;
   rows: PlatformRow[];
-  attached: { id: string; type: MediaRow["type"] }[];
+  /** Attached media in position order, with the columns the media rules read. */
+  attached: (RuleMedia & { id: string })[];
 }
 
 /** Reads the post's state; 404 when absent or elsewhere, 422 when published, 409 while publishing. */
