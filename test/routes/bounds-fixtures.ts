@@ -82,6 +82,7 @@ export const seededMedia = (id: string) => ({
   size: 1234,
   width: 800,
   height: 600,
+  duration_seconds: null,
 });
 
 /** The PostPlatform resource of a fresh row (pending, enabled) for a seeded account. */
