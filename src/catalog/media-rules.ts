@@ -1,4 +1,5 @@
 import { type ImageRules, type MediaRules, mediaRulesOf, type VideoRules } from "./media-specs";
+import { contentTypeFitsPlatform, contentTypeSpec, platformSpec } from "./platforms";
 
 /**
  * The media a rule looks at. Only `type` is always known; a field that is missing or null (a media row stored
@@ -81,6 +82,21 @@ export function checkMediaRules(
     else if (m.type === "video" && rules.video) problems.push(...checkVideo(what, rules.video, m, fileName(m, i)));
   });
   return problems;
+}
+
+/**
+ * The rules about one file alone (format, size, duration, ratio, GIF) for one target: what the media endpoints
+ * check when a file is added to a post (issue 16). Counts and mixes are left to schedule time, when the list is
+ * final. Kinds the content type refuses are the endpoints' own acceptance check.
+ */
+export function checkFileRules(platform: string, contentType: string, m: RuleMedia): string[] {
+  const rules = mediaRulesOf(contentType);
+  if (!rules || !contentTypeFitsPlatform(platform, contentType)) return [];
+  const what = `${platformSpec(platform).label}: ${contentTypeSpec(contentType).label}`;
+  const name = fileName(m, 0);
+  if (m.type === "image") return checkImage(what, rules, m, name);
+  if (m.type === "video" && rules.video) return checkVideo(what, rules.video, m, name);
+  return [];
 }
 
 function checkMix(what: string, rules: MediaRules, maxMediaCount: number, media: readonly RuleMedia[]): string[] {

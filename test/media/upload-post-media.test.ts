@@ -211,4 +211,36 @@ describe("POST /api/posts/{post}/media", () => {
       duration_seconds: 7.25,
     });
   });
+
+  it("refuses a file an enabled network can never publish and that cannot be fitted (issue 16)", async () => {
+    const ws = await createTestWorkspace();
+    const { postId } = await insertPost(ws, [
+      { platform: "facebook", contentType: "facebook_reel" },
+      { platform: "youtube", contentType: "youtube_short" },
+    ]);
+    const before = await bucketKeys();
+    const long = isoBmff(8192, "isom", { width: 1920, height: 1080, seconds: 200 });
+    const res = await upload(ws, postId, mediaForm(long, "long.mp4"));
+    const media = [
+      "Facebook Page: Reel needs a video between 3 s and 90 s long; long.mp4 is 200 s.",
+      "Facebook Page: Reel needs a video aspect ratio between 0.55:1 and 0.57:1; long.mp4 is 1920×1080.",
+      "YouTube Shorts: Short needs a video at most 180 s long; long.mp4 is 200 s.",
+      "YouTube Shorts: Short needs a video aspect ratio at most 1:1; long.mp4 is 1920×1080.",
+    ];
+    expect(res.status).toBe(422);
+    expect(res.body).toEqual({ message: `${media[0]} (and 3 more errors)`, errors: { media } });
+    expect(await bucketKeys()).toEqual(before);
+    expect(await mediaRows(ws.workspaceId)).toEqual([]);
+
+    const ok = await upload(ws, postId, mediaForm(isoBmff(8192, "isom", { width: 1080, height: 1920, seconds: 30 })));
+    expect(ok.status).toBe(200);
+
+    // A GIF where only JPEG goes is refused; an oversized JPEG is not (it is fitted at publish time).
+    const ig = await insertPost(ws, [{ platform: "instagram", contentType: "instagram_feed" }]);
+    const gif = await upload(ws, ig.postId, mediaForm(GIF_1X1, "anim.gif"));
+    expect(gif.status).toBe(422);
+    expect(gif.body).toEqual(mediaError("Instagram: Feed Post does not accept GIF images (anim.gif)."));
+    const big = await upload(ws, ig.postId, mediaForm(jpegHeader(4000, 3000, 9 * 1024 * 1024), "phone.jpg"));
+    expect(big.status).toBe(200);
+  });
 });

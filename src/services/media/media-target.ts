@@ -25,6 +25,8 @@ export function acceptedKinds(contentTypes: readonly string[]): Set<MediaKind> {
 export interface MediaTarget {
   postId: string;
   accept: Set<MediaKind>;
+  /** The enabled rows, whose networks' per-file media rules a new file must meet (issue 16). */
+  rows: { platform: string; contentType: string }[];
 }
 
 /**
@@ -42,7 +44,7 @@ export async function mediaTarget(
       .from(posts)
       .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
     ctx.db
-      .select({ contentType: postPlatforms.contentType })
+      .select({ platform: postPlatforms.platform, contentType: postPlatforms.contentType })
       .from(postPlatforms)
       .innerJoin(posts, eq(posts.id, postPlatforms.postId))
       .where(
@@ -53,7 +55,7 @@ export async function mediaTarget(
   if (!post) throw notFoundError();
   if (post.status === "published") throw validationError({ media: [PUBLISHED_MESSAGE] });
   if (post.status === "publishing") throw conflict(PUBLISHING_MESSAGE);
-  return { postId, accept: acceptedKinds(rows.map((r) => r.contentType)) };
+  return { postId, accept: acceptedKinds(rows.map((r) => r.contentType)), rows };
 }
 
 export function ingestLimits(config: Config, accept: ReadonlySet<MediaKind>, maxBytes?: number): IngestLimits {

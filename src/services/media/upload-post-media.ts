@@ -4,6 +4,7 @@ import type { ByteSource } from "../../media/byte-source";
 import { ingestMedia, MediaRejectedError, rejectMessages } from "../../media/ingest";
 import { MultipartError, type MultipartReader } from "../../media/multipart";
 import { getPost } from "../posts/get-post";
+import { refuseUnpublishable } from "./file-rules";
 import { ingestLimits, mediaTarget } from "./media-target";
 import { mediaRow, recordMedia } from "./record-media";
 
@@ -58,6 +59,7 @@ export async function uploadPostMedia(ctx: WorkspaceContext, postId: string, for
   } finally {
     await form?.cancel();
   }
+  await refuseUnpublishable(ctx, target, row);
   try {
     await recordMedia(ctx, [row], postId);
   } catch (err) {
