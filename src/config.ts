@@ -66,6 +66,30 @@ export const configSchema = z.object({
   GOOGLE_OAUTH_URL: url("https://oauth2.googleapis.com"),
   PINTEREST_API_URL: url("https://api.pinterest.com"),
   BLUESKY_APPVIEW_URL: url("https://public.api.bsky.app"),
+  // Connect accounts (issue 18): where browsers are sent for consent (token endpoints use the API hosts above).
+  X_AUTH_URL: url("https://x.com"),
+  FACEBOOK_AUTH_URL: url("https://www.facebook.com"),
+  INSTAGRAM_AUTH_URL: url("https://www.instagram.com"),
+  /** Instagram Login's code exchange host (`/oauth/access_token`). */
+  INSTAGRAM_OAUTH_URL: url("https://api.instagram.com"),
+  THREADS_AUTH_URL: url("https://threads.com"),
+  TIKTOK_AUTH_URL: url("https://www.tiktok.com"),
+  GOOGLE_AUTH_URL: url("https://accounts.google.com"),
+  PINTEREST_AUTH_URL: url("https://www.pinterest.com"),
+  /** Origins (`https://app.example.com`) a connect flow may send the browser back to; comma-separated. */
+  CONNECT_REDIRECT_ALLOWLIST: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((o) => o.trim().replace(/\/+$/, ""))
+        .filter(Boolean),
+    ),
+  /** Lifetime of an OAuth `state` and of a pending account selection. */
+  CONNECT_STATE_TTL_SECONDS: int(600),
+  /** Default lifetime of a hosted connect link (a request may ask for 5 minutes up to 7 days). */
+  CONNECT_LINK_TTL_SECONDS: int(86_400),
   // Secrets
   TOKEN_ENCRYPTION_KEY: optionalSecret,
   UPLOAD_SIGNING_KEY: optionalSecret,
@@ -82,6 +106,11 @@ export const configSchema = z.object({
   GOOGLE_CLIENT_SECRET: optionalSecret,
   PINTEREST_CLIENT_ID: optionalSecret,
   PINTEREST_CLIENT_SECRET: optionalSecret,
+  /** Instagram API with Instagram Login and Threads have their own app id and secret in the Meta dashboard. */
+  INSTAGRAM_APP_ID: optionalSecret,
+  INSTAGRAM_APP_SECRET: optionalSecret,
+  THREADS_APP_ID: optionalSecret,
+  THREADS_APP_SECRET: optionalSecret,
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -2,6 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { CfWorkerJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/cfworker";
 import type { WorkspaceContext } from "../context";
+import { connectTools } from "./connect.tools";
 import { mediaTools } from "./media.tools";
 import { metricsTools, postTools } from "./posts.tools";
 import { registerTools, type ToolDefinition } from "./tool";
@@ -9,7 +10,14 @@ import { webhookTools } from "./webhooks.tools";
 import { workspaceTools } from "./workspace.tools";
 
 /** Every tool area; each `<area>.tools.ts` exports its list. */
-export const toolAreas: ToolDefinition[][] = [postTools, mediaTools, metricsTools, workspaceTools, webhookTools];
+export const toolAreas: ToolDefinition[][] = [
+  postTools,
+  mediaTools,
+  metricsTools,
+  workspaceTools,
+  webhookTools,
+  connectTools,
+];
 
 /**
  * Stateless MCP over streamable HTTP: a fresh server and transport per request, scoped to the API key's

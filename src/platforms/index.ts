@@ -11,3 +11,16 @@ import "./bluesky/adapter";
 import "./mastodon/adapter";
 
 export { adapterFor } from "./registry";
+
+// Connect code (issue 18), one line per network folder.
+import "./x/connect";
+import "./linkedin/connect";
+import "./facebook/connect";
+import "./instagram/connect";
+import "./threads/connect";
+import "./tiktok/connect";
+import "./youtube/connect";
+import "./pinterest/connect";
+import "./mastodon/connect";
+
+export { allConnectors, connectorFor } from "./registry";

@@ -1,4 +1,5 @@
 import type { Platform } from "../catalog/platforms";
+import type { PlatformConnector } from "./connect";
 import type { PlatformAdapter } from "./types";
 
 /**
@@ -13,4 +14,22 @@ export function registerAdapter(adapter: PlatformAdapter): void {
 
 export function adapterFor(platform: string): PlatformAdapter | undefined {
   return adapters.get(platform as Platform);
+}
+
+/**
+ * Platform → connect code (src/platforms/<name>/connect.ts, issue 18). Same pattern: each folder registers its
+ * connector, so adding a network stays one folder plus one import line in index.ts.
+ */
+const connectors = new Map<Platform, PlatformConnector>();
+
+export function registerConnector(connector: PlatformConnector): void {
+  connectors.set(connector.platform, connector);
+}
+
+export function connectorFor(platform: string): PlatformConnector | undefined {
+  return connectors.get(platform as Platform);
+}
+
+export function allConnectors(): PlatformConnector[] {
+  return [...connectors.values()];
 }

@@ -1,6 +1,8 @@
 import type { App } from "../types";
 import { adminGate, registerCreateWorkspace } from "./admin/create-workspace";
 import { registerApiKeys } from "./api-keys/api-keys";
+import { registerHostedConnect } from "./connect/hosted-connect";
+import { registerCreateConnectLink } from "./connect-links/create-connect-link";
 import { registerListContentTypes } from "./content-types/list-content-types";
 import { registerHealth } from "./health/health";
 import { registerLabels } from "./labels/labels";
@@ -9,9 +11,11 @@ import { registerAttachMediaFromUrl } from "./media/attach-media-from-url";
 import { registerServeMedia } from "./media/serve-media";
 import { registerUploadPostMedia } from "./media/upload-post-media";
 import { registerGetPostMetrics } from "./metrics/get-post-metrics";
+import { registerOAuthCallback } from "./oauth/oauth-callback";
 import { registerPosts } from "./posts";
 import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
+import { registerStartConnect } from "./social-accounts/start-connect";
 import { registerIssueUpload } from "./uploads/issue-upload";
 import { registerSignedUpload } from "./uploads/signed-upload";
 import { registerWebhooks } from "./webhooks";
@@ -27,7 +31,11 @@ export const registrars: ((app: App) => unknown)[] = [
   registerLabels,
   registerSignatures,
   registerListContentTypes,
+  registerStartConnect,
   registerSocialAccounts,
+  registerCreateConnectLink,
+  registerOAuthCallback,
+  registerHostedConnect,
   registerMcp,
   registerPosts,
   registerGetPostMetrics,

@@ -72,3 +72,8 @@ export function assertNoUnexpectedFetches(): void {
 }
 
 export { realFetch };
+
+/** The fake currently serving an origin (so a wrapper can answer some paths and hand the rest on). */
+export function currentFake(origin: string): Handler | undefined {
+  return handlers.get(new URL(origin).origin);
+}

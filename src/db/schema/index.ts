@@ -1,3 +1,4 @@
+export * from "./connect";
 export * from "./idempotency";
 export * from "./labels";
 export * from "./media";

@@ -1,4 +1,5 @@
-import { index, integer, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./workspaces";
 
 export const socialAccounts = sqliteTable(
@@ -34,5 +35,9 @@ export const socialAccounts = sqliteTable(
   (t) => [
     index("social_accounts_workspace_idx").on(t.workspaceId, t.platform, t.displayName),
     index("social_accounts_token_refresh_idx").on(t.status, t.tokenRefreshDueAt),
+    // One row per network identity in a workspace: connecting it again is a reconnect (migration 0008).
+    uniqueIndex("social_accounts_identity_uq")
+      .on(t.workspaceId, t.platform, t.platformUserId)
+      .where(sql`platform_user_id IS NOT NULL`),
   ],
 );

@@ -2,11 +2,10 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
-import { newId } from "../../lib/ids";
 import { presentSocialAccount } from "../../presenters/resources";
+import { upsertAccounts } from "../connect/upsert-accounts";
 import { accountEvent } from "../webhooks/outbox";
 import type { AccountCredentials } from "./credentials";
-import { sealCredentials } from "./credentials";
 import { verifyBluesky, verifyMastodon } from "./verify-account";
 
 export interface ConnectAccountInput {
@@ -78,29 +77,20 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
     };
   }
 
-  const now = ctx.now();
-  const row: typeof socialAccounts.$inferSelect = {
-    id: newId(),
-    workspaceId: ctx.workspaceId,
-    platform: input.platform,
-    platformUserId,
-    displayName: input.display_name,
-    username,
-    avatarUrl,
-    isActive: true,
-    status: "connected",
-    credentials: await sealCredentials(ctx, credentials),
-    tokenExpiresAt,
-    // The refresh cron computes the schedule on its next tick (docs/token-refresh.md).
-    tokenRefreshDueAt: null,
-    tokenRefreshedAt: null,
-    tokenRefreshLeaseUntil: null,
-    meta,
-    createdAt: now,
-    updatedAt: now,
-  };
-  await ctx.db.batch([ctx.db.insert(socialAccounts).values(row), accountEvent(ctx, "account.connected", row.id)]);
-  return presentSocialAccount(row);
+  // Same identity again = reconnect: the existing row gets the new tokens (src/services/connect/upsert-accounts.ts).
+  const [account] = await upsertAccounts(ctx, ctx.workspaceId, [
+    {
+      platform: input.platform,
+      platformUserId,
+      displayName: input.display_name,
+      username,
+      avatarUrl,
+      credentials,
+      tokenExpiresAt,
+      meta,
+    },
+  ]);
+  return account!;
 }
 
 async function findAccount(ctx: WorkspaceContext, id: string) {

@@ -1,0 +1,68 @@
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { workspaces } from "./workspaces";
+
+/**
+ * Issue 18 (connect accounts). Ids of states, selections and links are SHA-256 hex of the secret handed to the
+ * browser, so a database read never yields a usable token. `sealed` columns are AES-GCM JSON (credentials helpers).
+ */
+
+/** One started OAuth flow: single use (consumed by DELETE … RETURNING), short-lived. */
+export const oauthStates = sqliteTable(
+  "oauth_states",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    platform: text("platform").notNull(),
+    /** Sealed {code_verifier, redirect_url, instance, link_id}. */
+    sealed: text("sealed").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("oauth_states_expiry_idx").on(t.expiresAt)],
+);
+
+/** Accounts found by one login, waiting for the user to pick (tokens sealed, never in the page). */
+export const connectSelections = sqliteTable(
+  "connect_selections",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    platform: text("platform").notNull(),
+    sealed: text("sealed").notNull(),
+    expiresAt: integer("expires_at").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("connect_selections_expiry_idx").on(t.expiresAt)],
+);
+
+/** Hosted connect page links a workspace hands to its end users. */
+export const connectLinks = sqliteTable(
+  "connect_links",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    redirectUrl: text("redirect_url"),
+    expiresAt: integer("expires_at").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [index("connect_links_workspace_idx").on(t.workspaceId, t.expiresAt)],
+);
+
+/** Our OAuth app on each Mastodon instance (POST /api/v1/apps once per instance and callback URL). */
+export const mastodonApps = sqliteTable(
+  "mastodon_apps",
+  {
+    instance: text("instance").notNull(),
+    redirectUri: text("redirect_uri").notNull(),
+    clientId: text("client_id").notNull(),
+    sealedSecret: text("sealed_secret").notNull(),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.instance, t.redirectUri] })],
+);

@@ -1,0 +1,186 @@
+import type { Platform } from "../catalog/platforms";
+import type { Config } from "../config";
+import type { AccountCredentials } from "../services/social-accounts/credentials";
+import { readJson } from "./http";
+
+/**
+ * The one interface each network's connect code implements (src/platforms/<name>/connect.ts), next to its
+ * adapter. Like adapters, connectors are request/response code against the network (hosts from Config) and never
+ * touch D1: the connect service (src/services/connect) owns states, PKCE verifiers, selections and storage.
+ */
+
+export interface ConnectContext {
+  config: Config;
+  fetch: typeof fetch;
+  now: () => number;
+  /** Mastodon: our OAuth app per instance, registered once and cached by the service. */
+  apps: {
+    get(instance: string, redirectUri: string): Promise<OAuthClient | null>;
+    put(instance: string, redirectUri: string, client: OAuthClient): Promise<void>;
+  };
+}
+
+export interface OAuthClient {
+  clientId: string;
+  clientSecret: string;
+}
+
+export interface AuthorizeInput {
+  state: string;
+  /** Our callback URL, `{PUBLIC_URL}/api/oauth/<platform>/callback`. */
+  redirectUri: string;
+  /** S256 challenge when the connector uses PKCE. */
+  codeChallenge: string | null;
+  /** Mastodon instance origin. */
+  instance: string | null;
+}
+
+export interface CompleteInput {
+  code: string;
+  redirectUri: string;
+  codeVerifier: string | null;
+  instance: string | null;
+}
+
+/** One account a login can connect; becomes one social account row. */
+export interface ConnectCandidate {
+  platform: Platform;
+  platformUserId: string;
+  displayName: string;
+  username: string;
+  avatarUrl: string | null;
+  credentials: AccountCredentials;
+  /** Epoch ms; null for tokens that do not expire. */
+  tokenExpiresAt: number | null;
+  meta: Record<string, unknown>;
+  /** What the selection page shows under the name (e.g. "Facebook Page", "Board"). */
+  detail?: string;
+}
+
+export interface ConnectOutcome {
+  /** Scopes the network says were granted; null when it does not say (checked by a profile call instead). */
+  grantedScopes: string[] | null;
+  candidates: ConnectCandidate[];
+}
+
+/**
+ * - `single`: the login is the account (X, TikTok, Threads, Instagram Login, LinkedIn member, Mastodon);
+ * - `many`: the user ticks which of several accounts to connect (Pages, IG business accounts, organizations,
+ *   channels);
+ * - `one-of`: the user picks one option for the single account (Pinterest: its default board).
+ */
+export type SelectionKind = "single" | "many" | "one-of";
+
+export interface PlatformConnector {
+  platform: Platform;
+  label: string;
+  /** PKCE with S256 (required by X and TikTok, supported by Google and Mastodon). */
+  pkce: boolean;
+  selection: SelectionKind;
+  /** Scopes asked for; `requiredScopes` are the ones the adapter cannot work without. */
+  scopes: string[];
+  requiredScopes: string[];
+  /** Whether the app credentials (client id/secret) are configured; unconfigured networks are not offered. */
+  configured(config: Config): boolean;
+  /** Mastodon: needs an instance from the user. */
+  needsInstance?: boolean;
+  authorizeUrl(ctx: ConnectContext, input: AuthorizeInput): Promise<string>;
+  /** Code → tokens → profile (and pages/orgs/channels/boards). Throws ConnectError. */
+  complete(ctx: ConnectContext, input: CompleteInput): Promise<ConnectOutcome>;
+}
+
+export type ConnectErrorCode =
+  | "access_denied"
+  | "invalid_state"
+  | "exchange_failed"
+  | "missing_scopes"
+  | "no_accounts"
+  | "not_configured"
+  | "network_error";
+
+/** A failed connect step: rendered as an HTML page and as `?error=<code>` on the redirect URL. */
+export class ConnectError extends Error {
+  readonly code: ConnectErrorCode;
+  constructor(code: ConnectErrorCode, message: string) {
+    super(message);
+    this.name = "ConnectError";
+    this.code = code;
+  }
+}
+
+export function buildUrl(base: string, params: Record<string, string | null | undefined>): string {
+  const url = new URL(base);
+  for (const [k, v] of Object.entries(params)) if (v !== null && v !== undefined) url.searchParams.set(k, v);
+  return url.toString();
+}
+
+/** Scope strings come space-, comma- or both-separated depending on the network. */
+export function splitScopes(value: unknown): string[] | null {
+  if (Array.isArray(value)) return value.map(String);
+  if (typeof value !== "string") return null;
+  return value.split(/[\s,]+/).filter(Boolean);
+}
+
+/** A network call during connect: network failures become `network_error`, answers are parsed as JSON. */
+export async function connectFetch(
+  ctx: ConnectContext,
+  label: string,
+  url: string,
+  init: RequestInit = {},
+): Promise<{ res: Response; body: any }> {
+  let res: Response;
+  try {
+    res = await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
+  } catch {
+    throw new ConnectError("network_error", `${label} could not be reached. Try again in a moment.`);
+  }
+  return { res, body: await readJson(res) };
+}
+
+/** The reason an OAuth token endpoint gave, from the RFC 6749 envelope or the network's own. */
+export function oauthReason(body: any): string {
+  if (!body || typeof body !== "object") return "no details";
+  const e = body.error;
+  if (typeof body.error_description === "string") return body.error_description;
+  if (e && typeof e === "object" && typeof e.message === "string") return e.message; // Meta Graph
+  if (typeof body.error_message === "string") return body.error_message; // Instagram Login
+  if (typeof body.message === "string") return body.message; // Pinterest
+  if (typeof e === "string") return e;
+  return "no details";
+}
+
+/** POSTs a form to a token endpoint; a non-2xx answer or one without an access token is `exchange_failed`. */
+export async function exchangeCode(
+  ctx: ConnectContext,
+  label: string,
+  url: string,
+  form: Record<string, string | null | undefined>,
+  headers: Record<string, string> = {},
+): Promise<any> {
+  const body = new URLSearchParams();
+  for (const [k, v] of Object.entries(form)) if (v !== null && v !== undefined) body.set(k, v);
+  const { res, body: json } = await connectFetch(ctx, label, url, {
+    method: "POST",
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", ...headers },
+    body,
+  });
+  const token = json?.access_token ?? json?.data?.[0]?.access_token;
+  if (!res.ok || !token) {
+    throw new ConnectError("exchange_failed", `${label} refused the authorization code: ${oauthReason(json)}.`);
+  }
+  return json;
+}
+
+/** A GET with a Bearer token during connect; failures name the network and its reason. */
+export async function getJson(ctx: ConnectContext, label: string, url: string, token?: string): Promise<any> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const { res, body } = await connectFetch(ctx, label, url, { headers });
+  if (!res.ok) throw new ConnectError("network_error", `${label} did not return the account: ${oauthReason(body)}.`);
+  return body ?? {};
+}
+
+export const basicAuth = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
+
+export const expiresAtFrom = (expiresIn: unknown, nowMs: number): number | null =>
+  typeof expiresIn === "number" && expiresIn > 0 ? nowMs + expiresIn * 1000 : null;

@@ -1,0 +1,138 @@
+import {
+  buildUrl,
+  ConnectError,
+  connectFetch,
+  exchangeCode,
+  expiresAtFrom,
+  getJson,
+  oauthReason,
+  type PlatformConnector,
+  splitScopes,
+} from "../connect";
+import { completeFacebookLogin, facebookConfigured, facebookDialogUrl } from "../meta/login";
+import { registerConnector } from "../registry";
+import { INSTAGRAM_LOGIN_VERSION } from "./api";
+
+/**
+ * Instagram via Facebook Login (`instagram-facebook`): the Instagram business accounts behind the user's Pages,
+ * each published with its Page's token. Instagram API with Instagram Login (`instagram`): Business Login for
+ * Instagram (its own app id/secret), short-lived token → long-lived (`ig_exchange_token`, 60 days).
+ */
+const FB_SCOPES = [
+  "instagram_basic",
+  "instagram_content_publish",
+  "instagram_manage_insights",
+  "pages_show_list",
+  "pages_read_engagement",
+  "business_management",
+];
+
+export const instagramFacebookConnector: PlatformConnector = {
+  platform: "instagram-facebook",
+  label: "Instagram (via Facebook)",
+  pkce: false,
+  selection: "many",
+  scopes: FB_SCOPES,
+  requiredScopes: ["instagram_basic", "instagram_content_publish", "pages_show_list"],
+  configured: facebookConfigured,
+  authorizeUrl: async (ctx, input) => facebookDialogUrl(ctx, input.redirectUri, input.state, FB_SCOPES),
+  async complete(ctx, input) {
+    const login = await completeFacebookLogin(ctx, input.code, input.redirectUri);
+    return {
+      grantedScopes: login.grantedScopes,
+      candidates: login.pages
+        .filter((page) => page.instagram_business_account?.id)
+        .map((page) => {
+          const ig = page.instagram_business_account!;
+          return {
+            platform: "instagram-facebook" as const,
+            platformUserId: ig.id,
+            displayName: ig.name || ig.username || `Instagram ${ig.id}`,
+            username: ig.username ?? ig.id,
+            avatarUrl: ig.profile_picture_url ?? null,
+            credentials: { access_token: page.access_token, expires_at: null },
+            tokenExpiresAt: null,
+            meta: { page_id: page.id },
+            detail: `Instagram business account of the Page ${page.name ?? page.id}`,
+          };
+        }),
+    };
+  },
+};
+
+const IG_SCOPES = [
+  "instagram_business_basic",
+  "instagram_business_content_publish",
+  "instagram_business_manage_insights",
+];
+
+export const instagramConnector: PlatformConnector = {
+  platform: "instagram",
+  label: "Instagram",
+  pkce: false,
+  selection: "single",
+  scopes: IG_SCOPES,
+  requiredScopes: ["instagram_business_basic", "instagram_business_content_publish"],
+  configured: (c) => !!(c.INSTAGRAM_APP_ID && c.INSTAGRAM_APP_SECRET),
+  async authorizeUrl(ctx, input) {
+    return buildUrl(`${ctx.config.INSTAGRAM_AUTH_URL}/oauth/authorize`, {
+      client_id: ctx.config.INSTAGRAM_APP_ID,
+      redirect_uri: input.redirectUri,
+      response_type: "code",
+      scope: IG_SCOPES.join(","),
+      state: input.state,
+    });
+  },
+  async complete(ctx, input) {
+    const { config } = ctx;
+    const short = await exchangeCode(ctx, "Instagram", `${config.INSTAGRAM_OAUTH_URL}/oauth/access_token`, {
+      client_id: config.INSTAGRAM_APP_ID,
+      client_secret: config.INSTAGRAM_APP_SECRET,
+      grant_type: "authorization_code",
+      redirect_uri: input.redirectUri,
+      code: input.code,
+    });
+    // Current answers wrap the token in `data[0]`; older ones were flat.
+    const grant = short.data?.[0] ?? short;
+    const { res, body: long } = await connectFetch(
+      ctx,
+      "Instagram",
+      buildUrl(`${config.INSTAGRAM_GRAPH_URL}/access_token`, {
+        grant_type: "ig_exchange_token",
+        client_secret: config.INSTAGRAM_APP_SECRET,
+        access_token: grant.access_token,
+      }),
+    );
+    if (!res.ok || !long?.access_token) {
+      throw new ConnectError("exchange_failed", `Instagram refused the token exchange: ${oauthReason(long)}.`);
+    }
+    const me = await getJson(
+      ctx,
+      "Instagram",
+      `${config.INSTAGRAM_GRAPH_URL}/${INSTAGRAM_LOGIN_VERSION}/me?fields=user_id,username,name,profile_picture_url`,
+      long.access_token,
+    );
+    const id = me.user_id ?? grant.user_id;
+    const expiresAt = expiresAtFrom(long.expires_in, ctx.now());
+    return {
+      grantedScopes: splitScopes(grant.permissions),
+      candidates: id
+        ? [
+            {
+              platform: "instagram" as const,
+              platformUserId: String(id),
+              displayName: me.name || me.username || "Instagram account",
+              username: me.username ?? "",
+              avatarUrl: me.profile_picture_url ?? null,
+              credentials: { access_token: long.access_token, expires_at: expiresAt },
+              tokenExpiresAt: expiresAt,
+              meta: {},
+            },
+          ]
+        : [],
+    };
+  },
+};
+
+registerConnector(instagramFacebookConnector);
+registerConnector(instagramConnector);

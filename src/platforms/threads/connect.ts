@@ -1,0 +1,87 @@
+import {
+  buildUrl,
+  ConnectError,
+  connectFetch,
+  exchangeCode,
+  expiresAtFrom,
+  getJson,
+  oauthReason,
+  type PlatformConnector,
+} from "../connect";
+import { registerConnector } from "../registry";
+import { THREADS_GRAPH_VERSION } from "./api";
+
+/**
+ * Threads (its own app id/secret): code → short-lived token (1 h) → long-lived (`th_exchange_token`, 60 days).
+ * The token answers do not list granted permissions, so the scope check cannot run up front here: `/me` proves
+ * `threads_basic`, and a missing `threads_content_publish` shows as a publish failure naming it.
+ */
+const SCOPES = ["threads_basic", "threads_content_publish", "threads_manage_insights"];
+
+export const threadsConnector: PlatformConnector = {
+  platform: "threads",
+  label: "Threads",
+  pkce: false,
+  selection: "single",
+  scopes: SCOPES,
+  requiredScopes: ["threads_basic", "threads_content_publish"],
+  configured: (c) => !!(c.THREADS_APP_ID && c.THREADS_APP_SECRET),
+  async authorizeUrl(ctx, input) {
+    return buildUrl(`${ctx.config.THREADS_AUTH_URL}/oauth/authorize`, {
+      client_id: ctx.config.THREADS_APP_ID,
+      redirect_uri: input.redirectUri,
+      scope: SCOPES.join(","),
+      response_type: "code",
+      state: input.state,
+    });
+  },
+  async complete(ctx, input) {
+    const { config } = ctx;
+    const short = await exchangeCode(ctx, "Threads", `${config.THREADS_GRAPH_URL}/oauth/access_token`, {
+      client_id: config.THREADS_APP_ID,
+      client_secret: config.THREADS_APP_SECRET,
+      grant_type: "authorization_code",
+      redirect_uri: input.redirectUri,
+      code: input.code,
+    });
+    const { res, body: long } = await connectFetch(
+      ctx,
+      "Threads",
+      buildUrl(`${config.THREADS_GRAPH_URL}/access_token`, {
+        grant_type: "th_exchange_token",
+        client_secret: config.THREADS_APP_SECRET,
+        access_token: short.access_token,
+      }),
+    );
+    if (!res.ok || !long?.access_token) {
+      throw new ConnectError("exchange_failed", `Threads refused the token exchange: ${oauthReason(long)}.`);
+    }
+    const me = await getJson(
+      ctx,
+      "Threads",
+      `${config.THREADS_GRAPH_URL}/${THREADS_GRAPH_VERSION}/me?fields=id,username,name,threads_profile_picture_url`,
+      long.access_token,
+    );
+    const expiresAt = expiresAtFrom(long.expires_in, ctx.now());
+    const id = me.id ?? short.user_id;
+    return {
+      grantedScopes: null,
+      candidates: id
+        ? [
+            {
+              platform: "threads" as const,
+              platformUserId: String(id),
+              displayName: me.name || me.username || "Threads account",
+              username: me.username ?? "",
+              avatarUrl: me.threads_profile_picture_url ?? null,
+              credentials: { access_token: long.access_token, expires_at: expiresAt },
+              tokenExpiresAt: expiresAt,
+              meta: {},
+            },
+          ]
+        : [],
+    };
+  },
+};
+
+registerConnector(threadsConnector);

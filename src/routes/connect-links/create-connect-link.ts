@@ -1,0 +1,34 @@
+import { z } from "@hono/zod-openapi";
+import { createConnectLink, MAX_LINK_TTL_SECONDS, MIN_LINK_TTL_SECONDS } from "../../services/connect/connect-links";
+import type { App } from "../../types";
+import { authedRoute, jsonBody, ok } from "../openapi";
+import { ConnectUrlSchema } from "../social-accounts/start-connect";
+
+const CreateConnectLinkRequest = z
+  .object({
+    redirect_url: z.string().max(2048).nullish().openapi({
+      description: "Where the browser lands after each connection; its origin must be in CONNECT_REDIRECT_ALLOWLIST.",
+    }),
+    expires_in: z
+      .number()
+      .int()
+      .min(MIN_LINK_TTL_SECONDS)
+      .max(MAX_LINK_TTL_SECONDS)
+      .nullish()
+      .openapi({ description: "Seconds the link stays valid (default CONNECT_LINK_TTL_SECONDS, 1 day)." }),
+  })
+  .openapi("CreateConnectLinkRequest");
+
+const route = authedRoute({
+  method: "post",
+  path: "/api/connect-links",
+  operationId: "createConnectLink",
+  tags: ["Connect accounts"],
+  summary: "A hosted connect page link for the workspace's end users (no API key in their browser)",
+  request: jsonBody(CreateConnectLinkRequest),
+  responses: { 201: ok(ConnectUrlSchema, "The link.") },
+});
+
+export function registerCreateConnectLink(app: App) {
+  app.openapi(route, async (c) => c.json(await createConnectLink(c.get("workspace"), c.req.valid("json")), 201));
+}

@@ -1,0 +1,220 @@
+import type { Context } from "hono";
+import { linkPage, type NetworkChoice, resultPage, selectionPage } from "../../connect/pages";
+import { connectedResponse, html, seeOther } from "../../connect/respond";
+import { AppError } from "../../lib/errors";
+import { allConnectors, connectorFor } from "../../platforms/registry";
+import { type LiveLink, resolveConnectLink } from "../../services/connect/connect-links";
+import { consumeSelection, readSelection } from "../../services/connect/selections";
+import { normalizeInstance, startConnect } from "../../services/connect/start-connect";
+import { mac, macMatches } from "../../services/connect/tokens";
+import { upsertAccounts } from "../../services/connect/upsert-accounts";
+import { verifyBluesky } from "../../services/social-accounts/verify-account";
+import type { App, AppEnv } from "../../types";
+
+/**
+ * The hosted connect pages (`/connect/…`), outside the JSON API: the link page, the start of each flow, the
+ * Bluesky app-password form and the selection page. Forms are CSRF-safe: each carries a MAC of the page's own
+ * token (a cross-site page cannot know it) and cross-site submissions (Sec-Fetch-Site / Origin) are refused.
+ */
+const FORM_MAX_BYTES = 16 * 1024;
+const LINK_CSRF = "connect-link-form";
+const SELECT_CSRF = "connect-selection-form";
+
+const GONE = "This connect link has expired or is unknown. Ask for a new one.";
+
+function crossSite(c: Context<AppEnv>): boolean {
+  const site = c.req.header("Sec-Fetch-Site");
+  if (site && site !== "same-origin" && site !== "none") return true;
+  const origin = c.req.header("Origin");
+  const own = [new URL(c.req.url).origin, c.get("service").config.PUBLIC_URL].filter(Boolean);
+  // "null" is what browsers send under Referrer-Policy: no-referrer; the form MAC still has to match.
+  return !!origin && origin !== "null" && !own.includes(origin);
+}
+
+async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
+  const type = c.req.header("Content-Type") ?? "";
+  if (!type.startsWith("application/x-www-form-urlencoded")) throw new AppError("bad_request", "Expected a form.");
+  const text = await c.req.text();
+  if (text.length > FORM_MAX_BYTES) throw new AppError("payload_too_large", "Payload too large.");
+  return new URLSearchParams(text);
+}
+
+function networks(c: Context<AppEnv>): NetworkChoice[] {
+  const config = c.get("service").config;
+  return allConnectors()
+    .filter((n) => n.configured(config))
+    .map((n) => ({ platform: n.platform, label: n.label, needsInstance: !!n.needsInstance }));
+}
+
+async function renderLink(
+  c: Context<AppEnv>,
+  token: string,
+  status: 200 | 403 | 422 = 200,
+  message?: { kind: "error" | "ok"; text: string },
+) {
+  const body = linkPage({
+    action: `/connect/${token}/start`,
+    blueskyAction: `/connect/${token}/bluesky`,
+    csrf: await mac(c.get("service"), LINK_CSRF, token),
+    networks: networks(c),
+    message,
+  });
+  return html(c, body, status);
+}
+
+/** The live link and a checked form, or the page to answer with instead. */
+async function linkForm(
+  c: Context<AppEnv>,
+): Promise<{ link: LiveLink; form: URLSearchParams; token: string } | { response: Response }> {
+  const token = c.req.param("token") ?? "";
+  const service = c.get("service");
+  const link = await resolveConnectLink(service, token);
+  if (!link) return { response: html(c, resultPage({ ok: false, title: "Link expired", text: GONE }), 404) };
+  const form = await readForm(c);
+  if (crossSite(c) || !(await macMatches(service, LINK_CSRF, token, form.get("csrf") ?? ""))) {
+    return { response: await renderLink(c, token, 403, { kind: "error", text: "The form expired. Try again." }) };
+  }
+  return { link, form, token };
+}
+
+export function registerHostedConnect(app: App) {
+  app.get("/connect/select/:token", async (c) => {
+    const token = c.req.param("token");
+    const service = c.get("service");
+    const selection = await readSelection(service, token);
+    if (!selection) {
+      return html(
+        c,
+        resultPage({
+          ok: false,
+          title: "Selection expired",
+          text: "This selection was used or has expired. Connect again.",
+        }),
+        404,
+      );
+    }
+    return html(c, await renderSelection(c, token, selection));
+  });
+
+  app.post("/connect/select/:token", async (c) => {
+    const token = c.req.param("token");
+    const service = c.get("service");
+    const form = await readForm(c);
+    const selection = await readSelection(service, token);
+    if (!selection) {
+      return html(
+        c,
+        resultPage({
+          ok: false,
+          title: "Selection expired",
+          text: "This selection was used or has expired. Connect again.",
+        }),
+        404,
+      );
+    }
+    if (crossSite(c) || !(await macMatches(service, SELECT_CSRF, token, form.get("csrf") ?? ""))) {
+      return html(c, await renderSelection(c, token, selection, "The form expired. Try again."), 403);
+    }
+    const connector = connectorFor(selection.platform);
+    const max = selection.payload.candidates.length;
+    const picks = [...new Set(form.getAll("account").map(Number))].filter(
+      (i) => Number.isInteger(i) && i >= 0 && i < max,
+    );
+    if (picks.length === 0 || (connector?.selection === "one-of" && picks.length !== 1)) {
+      return html(c, await renderSelection(c, token, selection, "Pick at least one account."), 422);
+    }
+    // Consumed only now, so a form error above leaves the selection usable; consumed once, so a double submit
+    // cannot store twice.
+    const consumed = await consumeSelection(service, token);
+    if (!consumed) {
+      return html(
+        c,
+        resultPage({ ok: false, title: "Already connected", text: "This selection was already used." }),
+        409,
+      );
+    }
+    const chosen = picks.map((i) => consumed.payload.candidates[i]!);
+    const accounts = await upsertAccounts(service, consumed.workspaceId, chosen);
+    return connectedResponse(c, consumed.platform, accounts, consumed.payload.redirect_url);
+  });
+
+  app.get("/connect/:token", async (c) => {
+    const token = c.req.param("token");
+    const link = await resolveConnectLink(c.get("service"), token);
+    if (!link) return html(c, resultPage({ ok: false, title: "Link expired", text: GONE }), 404);
+    return renderLink(c, token);
+  });
+
+  app.post("/connect/:token/start", async (c) => {
+    const checked = await linkForm(c);
+    if ("response" in checked) return checked.response;
+    const { link, form, token } = checked;
+    try {
+      const { url } = await startConnect(c.get("service"), link.workspaceId, {
+        platform: form.get("platform") ?? "",
+        instance: form.get("instance"),
+        redirect_url: link.redirectUrl,
+        link_id: link.id,
+      });
+      return seeOther(url);
+    } catch (err) {
+      if (err instanceof AppError && err.code === "validation") {
+        return renderLink(c, token, 422, { kind: "error", text: err.message });
+      }
+      throw err;
+    }
+  });
+
+  app.post("/connect/:token/bluesky", async (c) => {
+    const checked = await linkForm(c);
+    if ("response" in checked) return checked.response;
+    const { link, form, token } = checked;
+    const serviceField = (form.get("service") ?? "").trim();
+    const pds = serviceField ? normalizeInstance(serviceField) : "https://bsky.social";
+    if (!pds) return renderLink(c, token, 422, { kind: "error", text: "The server must be an https address." });
+    try {
+      const session = await verifyBluesky(pds, form.get("identifier") ?? "", form.get("app_password") ?? "");
+      const accounts = await upsertAccounts(c.get("service"), link.workspaceId, [
+        {
+          platform: "bluesky",
+          platformUserId: session.did,
+          displayName: session.handle,
+          username: session.handle,
+          avatarUrl: null,
+          credentials: session.credentials,
+          tokenExpiresAt: null,
+          meta: { service: pds, did: session.did },
+        },
+      ]);
+      if (link.redirectUrl) return connectedResponse(c, "bluesky", accounts, link.redirectUrl);
+      return renderLink(c, token, 200, { kind: "ok", text: `Connected ${session.handle} on Bluesky.` });
+    } catch (err) {
+      if (err instanceof AppError && err.code === "validation") {
+        return renderLink(c, token, 422, { kind: "error", text: err.message });
+      }
+      throw err;
+    }
+  });
+}
+
+async function renderSelection(
+  c: Context<AppEnv>,
+  token: string,
+  selection: NonNullable<Awaited<ReturnType<typeof readSelection>>>,
+  error?: string,
+): Promise<string> {
+  const connector = connectorFor(selection.platform);
+  return selectionPage({
+    action: `/connect/select/${token}`,
+    csrf: await mac(c.get("service"), SELECT_CSRF, token),
+    label: connector?.label ?? selection.platform,
+    kind: connector?.selection === "one-of" ? "one-of" : "many",
+    choices: selection.payload.candidates.map((cand) => ({
+      name: cand.displayName,
+      username: cand.username,
+      detail: cand.detail,
+      avatarUrl: cand.avatarUrl,
+    })),
+    error,
+  });
+}

@@ -1,0 +1,92 @@
+import type { ServiceContext } from "../../context";
+import { AppError, validationError } from "../../lib/errors";
+import { formatIso } from "../../lib/time";
+import { ConnectError } from "../../platforms/connect";
+import { connectorFor } from "../../platforms/registry";
+import { callbackUrl, connectContext } from "./connect-context";
+import { createState } from "./states";
+import { pkcePair } from "./tokens";
+
+export interface StartConnectInput {
+  platform: string;
+  redirect_url?: string | null;
+  /** Mastodon instance (`https://mastodon.social` or `mastodon.social`). */
+  instance?: string | null;
+  /** Set when the flow starts from a hosted connect link. */
+  link_id?: string | null;
+}
+
+/** `redirect_url` must be http(s) on an origin of CONNECT_REDIRECT_ALLOWLIST. */
+export function allowedRedirect(ctx: ServiceContext, value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") return false;
+  return ctx.config.CONNECT_REDIRECT_ALLOWLIST.includes(url.origin);
+}
+
+export function normalizeInstance(value: string): string | null {
+  const raw = value.trim();
+  try {
+    const url = new URL(/^https?:\/\//i.test(raw) ? raw : `https://${raw}`);
+    if (url.protocol !== "https:" || url.username || url.password) return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Starts an OAuth connection for the workspace: a single-use state (with the PKCE verifier) in D1 and the
+ * network's consent URL. Errors are 422 with the field at fault.
+ */
+export async function startConnect(
+  ctx: ServiceContext,
+  workspaceId: string,
+  input: StartConnectInput,
+): Promise<{ url: string; expires_at: string }> {
+  const connector = connectorFor(input.platform);
+  if (!connector) {
+    const reason =
+      input.platform === "bluesky"
+        ? "Bluesky connects with an app password: use POST /api/social-accounts or the hosted connect page."
+        : "The selected platform cannot be connected here.";
+    throw validationError({ platform: [reason] });
+  }
+  if (!connector.configured(ctx.config)) {
+    throw validationError({ platform: [`${connector.label} is not configured on this server (app id and secret).`] });
+  }
+  const redirectUrl = input.redirect_url ?? null;
+  if (redirectUrl !== null && !allowedRedirect(ctx, redirectUrl)) {
+    throw validationError({ redirect_url: ["The redirect url is not on this server's allow-list."] });
+  }
+  let instance: string | null = null;
+  if (connector.needsInstance) {
+    instance = input.instance ? normalizeInstance(input.instance) : null;
+    if (!instance)
+      throw validationError({ instance: ["The instance field must be an https address of a Mastodon server."] });
+  }
+  const pkce = connector.pkce ? await pkcePair() : null;
+  const { state, expiresAt } = await createState(ctx, workspaceId, connector.platform, {
+    code_verifier: pkce?.verifier ?? null,
+    redirect_url: redirectUrl,
+    instance,
+    link_id: input.link_id ?? null,
+  });
+  try {
+    const url = await connector.authorizeUrl(connectContext(ctx), {
+      state,
+      redirectUri: callbackUrl(ctx, connector.platform),
+      codeChallenge: pkce?.challenge ?? null,
+      instance,
+    });
+    return { url, expires_at: formatIso(expiresAt) };
+  } catch (err) {
+    if (err instanceof ConnectError)
+      throw new AppError("validation", err.message, { errors: { instance: [err.message] } });
+    throw err;
+  }
+}

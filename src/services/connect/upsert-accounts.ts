@@ -1,0 +1,98 @@
+import { and, eq, or, sql } from "drizzle-orm";
+import type { ServiceContext } from "../../context";
+import { socialAccounts } from "../../db/schema";
+import { newId } from "../../lib/ids";
+import { presentSocialAccount, type SocialAccountResource } from "../../presenters/resources";
+import type { AccountCredentials } from "../social-accounts/credentials";
+import { sealCredentials } from "../social-accounts/credentials";
+import { accountEvent } from "../webhooks/outbox";
+
+export interface AccountToStore {
+  platform: string;
+  platformUserId: string | null;
+  displayName: string;
+  username: string;
+  avatarUrl: string | null;
+  credentials: AccountCredentials;
+  tokenExpiresAt: number | null;
+  meta: Record<string, unknown>;
+}
+
+/**
+ * Connect or reconnect: one row per (workspace, platform, network account id) — the unique index of migration
+ * 0008. Connecting an identity again keeps its row id (posts keep pointing at it), replaces its tokens and
+ * profile, merges meta and sets it connected and active. All accounts of one pick are written in one batch.
+ */
+export async function upsertAccounts(
+  ctx: ServiceContext,
+  workspaceId: string,
+  accounts: AccountToStore[],
+): Promise<SocialAccountResource[]> {
+  if (accounts.length === 0) return [];
+  const now = ctx.now();
+  // Ids first (an existing identity keeps its id), so the `account.connected` webhook event of each row can be
+  // written in the same batch. Bounded: a pick is at most one login's accounts (≤ 50 organizations, 100 Pages).
+  const identified = accounts.filter((a) => a.platformUserId !== null);
+  const existing = identified.length
+    ? await ctx.db
+        .select({ id: socialAccounts.id, platform: socialAccounts.platform, puid: socialAccounts.platformUserId })
+        .from(socialAccounts)
+        .where(
+          and(
+            eq(socialAccounts.workspaceId, workspaceId),
+            or(
+              ...identified.map((a) =>
+                and(eq(socialAccounts.platform, a.platform), eq(socialAccounts.platformUserId, a.platformUserId!)),
+              ),
+            ),
+          ),
+        )
+    : [];
+  const ids = accounts.map(
+    (a) => existing.find((e) => e.platform === a.platform && e.puid === a.platformUserId)?.id ?? newId(),
+  );
+  // Seal first: query builders are thenables, so they must not pass through an await before the batch.
+  const sealed = await Promise.all(accounts.map((a) => sealCredentials(ctx, a.credentials)));
+  const statements = accounts.map((a, i) =>
+    ctx.db
+      .insert(socialAccounts)
+      .values({
+        id: newId(),
+        workspaceId,
+        platform: a.platform,
+        platformUserId: a.platformUserId,
+        displayName: a.displayName.slice(0, 255),
+        username: a.username.slice(0, 255),
+        avatarUrl: a.avatarUrl,
+        isActive: true,
+        status: "connected",
+        credentials: sealed[i]!,
+        tokenExpiresAt: a.tokenExpiresAt,
+        meta: a.meta,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflictDoUpdate({
+        target: [socialAccounts.workspaceId, socialAccounts.platform, socialAccounts.platformUserId],
+        targetWhere: sql`platform_user_id IS NOT NULL`,
+        set: {
+          displayName: sql`excluded.display_name`,
+          username: sql`excluded.username`,
+          avatarUrl: sql`coalesce(excluded.avatar_url, ${socialAccounts.avatarUrl})`,
+          isActive: true,
+          status: "connected",
+          credentials: sql`excluded.credentials`,
+          tokenExpiresAt: sql`excluded.token_expires_at`,
+          meta: sql`json_patch(${socialAccounts.meta}, excluded.meta)`,
+          updatedAt: now,
+        },
+      })
+      .returning(),
+  );
+  const events = ids.map((id) => accountEvent(ctx, "account.connected", id));
+  const [first, ...rest] = statements;
+  const results = await ctx.db.batch([first!, ...rest, ...events]);
+  return results
+    .slice(0, statements.length)
+    .map((rows) => presentSocialAccount((rows as (typeof socialAccounts.$inferSelect)[])[0]!));
+}
