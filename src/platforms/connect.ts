@@ -137,8 +137,12 @@ export async function connectFetch(
   return { res, body: await readJson(res) };
 }
 
-/** The reason an OAuth token endpoint gave, from the RFC 6749 envelope or the network's own. */
+/** The reason an OAuth token endpoint gave, from the RFC 6749 envelope or the network's own (no final stop). */
 export function oauthReason(body: any): string {
+  return reasonOf(body).replace(/[.\s]+$/, "");
+}
+
+function reasonOf(body: any): string {
   if (!body || typeof body !== "object") return "no details";
   const e = body.error;
   if (typeof body.error_description === "string") return body.error_description;

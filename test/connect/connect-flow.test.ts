@@ -1,4 +1,12 @@
 import { afterEach, describe, expect, it } from "vitest";
+import {
+  createTestWorkspace,
+  deliverThroughRuntime,
+  openAccountCredentials,
+  readRow,
+  seedMedia,
+  seedPost,
+} from "../publishing/support";
 import { fakeLinkedIn } from "../support/fakes/linkedin";
 import { FakeMastodon, MASTODON } from "../support/fakes/mastodon";
 import { fakeFacebookGraph, fakeInstagramGraph } from "../support/fakes/meta";
@@ -22,14 +30,6 @@ import {
   fakeXOAuth,
 } from "../support/oauth/fake-oauth";
 import { installOAuthNetwork } from "../support/oauth/install";
-import {
-  createTestWorkspace,
-  deliverThroughRuntime,
-  openAccountCredentials,
-  readRow,
-  seedMedia,
-  seedPost,
-} from "../publishing/support";
 
 /**
  * Issue 18, per network: connect (API) → consent on the fake network → callback (→ selection page) → the account
@@ -100,9 +100,15 @@ describe("connect flow per network", () => {
     const x = new FakeX();
     cleanups.push(x.install());
     x.accessTokens.add("x-connected-token");
-    const net = use(fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" }), "x-connected-token");
+    const net = use(
+      fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" }),
+      "x-connected-token",
+    );
 
-    const { start, callback } = await connectThroughApi(ws, { platform: "x", redirect_url: "https://app.example/done" });
+    const { start, callback } = await connectThroughApi(ws, {
+      platform: "x",
+      redirect_url: "https://app.example/done",
+    });
     const consentUrl = new URL(start.body.url);
     expect(consentUrl.origin + consentUrl.pathname).toBe("https://x-auth.fake/i/oauth2/authorize");
     expect(Object.fromEntries(consentUrl.searchParams)).toEqual({
@@ -140,7 +146,10 @@ describe("connect flow per network", () => {
     const li = fakeLinkedIn();
     cleanups.push(li.uninstall);
     li.validTokens.add("li-connected-token");
-    use(fakeLinkedInOAuth({ oauthOrigin: "https://linkedin-oauth.fake", apiOrigin: "https://linkedin.fake" }), "li-connected-token");
+    use(
+      fakeLinkedInOAuth({ oauthOrigin: "https://linkedin-oauth.fake", apiOrigin: "https://linkedin.fake" }),
+      "li-connected-token",
+    );
 
     const { start, callback } = await connectThroughApi(ws, { platform: "linkedin" });
     const consentUrl = new URL(start.body.url);
@@ -151,7 +160,9 @@ describe("connect flow per network", () => {
     expect(callback.headers.get("content-type")).toBe("text/html; charset=utf-8");
     expect(callback.text).toContain("Alice Example (linkedin)");
     const accounts = await listed(ws);
-    expect(accounts).toEqual([account("linkedin", "Alice Example", "alice@example.com", "https://media.licdn.fake/alice.jpg")]);
+    expect(accounts).toEqual([
+      account("linkedin", "Alice Example", "alice@example.com", "https://media.licdn.fake/alice.jpg"),
+    ]);
     await publish(ws, accounts[0]!.id, "linkedin", "linkedin_post");
   });
 
@@ -160,7 +171,10 @@ describe("connect flow per network", () => {
     const li = fakeLinkedIn();
     cleanups.push(li.uninstall);
     li.validTokens.add("li-page-token");
-    use(fakeLinkedInOAuth({ oauthOrigin: "https://linkedin-oauth.fake", apiOrigin: "https://linkedin.fake" }), "li-page-token");
+    use(
+      fakeLinkedInOAuth({ oauthOrigin: "https://linkedin-oauth.fake", apiOrigin: "https://linkedin.fake" }),
+      "li-page-token",
+    );
 
     const { start, callback } = await connectThroughApi(ws, { platform: "linkedin-page" });
     expect(new URL(start.body.url).searchParams.get("scope")).toBe(
@@ -181,7 +195,10 @@ describe("connect flow per network", () => {
     const graph = fakeFacebookGraph();
     cleanups.push(graph.uninstall);
     graph.validTokens.add("page-token-102");
-    use(fakeFacebookOAuth({ authOrigin: "https://facebook-auth.fake", graphOrigin: "https://facebook.fake" }), "fb-user-token");
+    use(
+      fakeFacebookOAuth({ authOrigin: "https://facebook-auth.fake", graphOrigin: "https://facebook.fake" }),
+      "fb-user-token",
+    );
 
     const { start, callback } = await connectThroughApi(ws, { platform: "facebook" });
     const consentUrl = new URL(start.body.url);
@@ -205,7 +222,10 @@ describe("connect flow per network", () => {
     const graph = fakeFacebookGraph();
     cleanups.push(graph.uninstall);
     graph.validTokens.add("page-token-101");
-    use(fakeFacebookOAuth({ authOrigin: "https://facebook-auth.fake", graphOrigin: "https://facebook.fake" }), "fb-user-token");
+    use(
+      fakeFacebookOAuth({ authOrigin: "https://facebook-auth.fake", graphOrigin: "https://facebook.fake" }),
+      "fb-user-token",
+    );
 
     const { callback } = await connectThroughApi(ws, { platform: "instagram-facebook" });
     const page = await browse("GET", callback.headers.get("location")!);
@@ -214,7 +234,9 @@ describe("connect flow per network", () => {
     const done = await pickAccounts(callback, [0]);
     expect(done.status).toBe(200);
     const accounts = await listed(ws);
-    expect(accounts).toEqual([account("instagram-facebook", "Acme Bakery", "acme.bakery", "https://scontent.fake/101.jpg")]);
+    expect(accounts).toEqual([
+      account("instagram-facebook", "Acme Bakery", "acme.bakery", "https://scontent.fake/101.jpg"),
+    ]);
     await publish(ws, accounts[0]!.id, "instagram-facebook", "instagram_feed", { media: "image" });
   });
 
@@ -260,9 +282,12 @@ describe("connect flow per network", () => {
 
   it("TikTok: Login Kit v2 with PKCE → video published with the stored token", async () => {
     const ws = await createTestWorkspace();
-    const tt = fakeTikTok({ accessTokens: ["tt-connected-token"] });
+    const tt = fakeTikTok({ accessTokens: ["tt-connected-token"], statuses: ["PUBLISH_COMPLETE"] });
     cleanups.push(tt.stop);
-    const net = use(fakeTikTokOAuth({ authOrigin: "https://tiktok-auth.fake", apiOrigin: "https://tiktok.fake" }), "tt-connected-token");
+    const net = use(
+      fakeTikTokOAuth({ authOrigin: "https://tiktok-auth.fake", apiOrigin: "https://tiktok.fake" }),
+      "tt-connected-token",
+    );
     const { start, callback } = await connectThroughApi(ws, { platform: "tiktok" });
     const consentUrl = new URL(start.body.url);
     expect(consentUrl.searchParams.get("client_key")).toBe("tt-key");
@@ -276,7 +301,10 @@ describe("connect flow per network", () => {
 
   it("YouTube: channels.list mine=true; the user picks one of two channels", async () => {
     const ws = await createTestWorkspace();
-    const yt = fakeYouTube({ accessTokens: ["yt-connected-token"] });
+    const yt = fakeYouTube({
+      accessTokens: ["yt-connected-token"],
+      processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }],
+    });
     cleanups.push(yt.stop);
     use(
       fakeGoogleOAuth({
@@ -303,7 +331,10 @@ describe("connect flow per network", () => {
     const ws = await createTestWorkspace();
     const pin = fakePinterest({ accessTokens: ["pin-connected-token"] });
     cleanups.push(pin.stop);
-    use(fakePinterestOAuth({ authOrigin: "https://pinterest-auth.fake", apiOrigin: "https://pinterest.fake" }), "pin-connected-token");
+    use(
+      fakePinterestOAuth({ authOrigin: "https://pinterest-auth.fake", apiOrigin: "https://pinterest.fake" }),
+      "pin-connected-token",
+    );
     const { callback } = await connectThroughApi(ws, { platform: "pinterest" });
     const done = await pickAccounts(callback, [0]);
     expect(done.status).toBe(200);

@@ -24,7 +24,7 @@ describe("MCP tool server: workspace tools", () => {
     const ws = await createTestWorkspace();
     const client = await connectMcp(ws.key);
     const { tools } = await client.listTools();
-    // The 26 tools of decisions §10, and the webhook tools of issue 19.
+    // The 26 tools of decisions §10, the webhook tools of issue 19 and the connect tools of issue 18.
     expect(tools.map((t) => t.name).sort()).toEqual(
       [
         "list-posts-tool",
@@ -62,6 +62,9 @@ describe("MCP tool server: workspace tools", () => {
         "test-webhook-tool",
         "list-webhook-deliveries-tool",
         "retry-webhook-delivery-tool",
+        // Issue 18: connect accounts.
+        "connect-social-account-tool",
+        "create-connect-link-tool",
       ].sort(),
     );
     const byName = new Map(tools.map((t) => [t.name, t]));

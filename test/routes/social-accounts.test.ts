@@ -177,7 +177,12 @@ describe("social accounts", () => {
   it("lists by platform then name, toggles, and disconnects keeping the row", async () => {
     const ws = await createTestWorkspace();
     const x2 = await ws.api("POST", "/api/social-accounts", { ...xAccount, display_name: "Zed" });
-    const x1 = await ws.api("POST", "/api/social-accounts", { ...xAccount, display_name: "Amy" });
+    // Another X identity: the same platform_user_id again would be a reconnect of x2 (issue 18).
+    const x1 = await ws.api("POST", "/api/social-accounts", {
+      ...xAccount,
+      display_name: "Amy",
+      platform_user_id: "2244994946",
+    });
     const li = await ws.api("POST", "/api/social-accounts", { ...xAccount, platform: "linkedin", display_name: "Lin" });
     const list = await ws.api("GET", "/api/social-accounts");
     expect(list.body.map((a: { id: string }) => a.id)).toEqual([li.body.id, x1.body.id, x2.body.id]);

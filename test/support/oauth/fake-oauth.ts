@@ -174,7 +174,12 @@ export class FakeOAuth {
     }
     const accessToken = this.nextAccessToken();
     this.issued.push(accessToken);
-    return { grant, accessToken, refreshToken: `${this.spec.name}-refresh-${this.issued.length}`, scopes: grant.scopes };
+    return {
+      grant,
+      accessToken,
+      refreshToken: `${this.spec.name}-refresh-${this.issued.length}`,
+      scopes: grant.scopes,
+    };
   }
 
   scopeString(scopes: string[]): string {
@@ -235,7 +240,12 @@ export function fakeXOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNe
     denial: { error: "access_denied" },
     tokenError: rfcError(),
   });
-  const user = { id: "2244994945", name: "Alice Example", username: "alice_x", profile_image_url: "https://pbs.twimg.fake/alice.jpg" };
+  const user = {
+    id: "2244994945",
+    name: "Alice Example",
+    username: "alice_x",
+    profile_image_url: "https://pbs.twimg.fake/alice.jpg",
+  };
   return {
     oauth,
     data: { user },
@@ -255,7 +265,10 @@ export function fakeXOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNe
         }
         if (req.method === "GET" && path(req) === "/2/users/me") {
           if (!oauth.issued.includes(bearer(req) ?? ""))
-            return jsonResponse({ title: "Unauthorized", type: "about:blank", status: 401, detail: "Unauthorized" }, 401);
+            return jsonResponse(
+              { title: "Unauthorized", type: "about:blank", status: 401, detail: "Unauthorized" },
+              401,
+            );
           return jsonResponse({ data: user });
         }
         return null;
@@ -278,7 +291,16 @@ export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string })
     denial: { error: "user_cancelled_authorize", error_description: "The user cancelled the authorization" },
     tokenError: rfcError(),
   });
-  const member = { sub: "782bbtaQ", name: "Alice Example", given_name: "Alice", family_name: "Example", picture: "https://media.licdn.fake/alice.jpg", email: "alice@example.com", email_verified: true, locale: { country: "US", language: "en" } };
+  const member = {
+    sub: "782bbtaQ",
+    name: "Alice Example",
+    given_name: "Alice",
+    family_name: "Example",
+    picture: "https://media.licdn.fake/alice.jpg",
+    email: "alice@example.com",
+    email_verified: true,
+    locale: { country: "US", language: "en" },
+  };
   const organizations = [
     { id: 2414183, localizedName: "Acme Corp", vanityName: "acme" },
     { id: 5515715, localizedName: "Acme Labs", vanityName: "acme-labs" },
@@ -312,7 +334,11 @@ export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string })
         if (!oauth.issued.includes(token)) return liError(401, "INVALID_ACCESS_TOKEN", "Invalid access token");
         if (p === "/v2/userinfo") return jsonResponse(member);
         if (!req.headers.get("linkedin-version") || req.headers.get("x-restli-protocol-version") !== "2.0.0") {
-          return liError(400, "VERSION_MISSING", "A version must be present. Please specify a version by adding the LinkedIn-Version header.");
+          return liError(
+            400,
+            "VERSION_MISSING",
+            "A version must be present. Please specify a version by adding the LinkedIn-Version header.",
+          );
         }
         if (p === "/rest/organizationAcls") {
           const q = new URL(req.url).searchParams;
@@ -371,14 +397,24 @@ export function fakeFacebookOAuth(o: { authOrigin: string; graphOrigin: string; 
       name: "Acme Bakery",
       access_token: "page-token-101",
       tasks: ["ADVERTISE", "ANALYZE", "CREATE_CONTENT", "MODERATE", "MANAGE"],
-      instagram_business_account: { id: "17841400000000101", username: "acme.bakery", name: "Acme Bakery", profile_picture_url: "https://scontent.fake/101.jpg" },
+      instagram_business_account: {
+        id: "17841400000000101",
+        username: "acme.bakery",
+        name: "Acme Bakery",
+        profile_picture_url: "https://scontent.fake/101.jpg",
+      },
     },
     {
       id: "102",
       name: "Acme Cafe",
       access_token: "page-token-102",
       tasks: ["CREATE_CONTENT", "MODERATE"],
-      instagram_business_account: { id: "17841400000000102", username: "acme.cafe", name: "Acme Cafe", profile_picture_url: "https://scontent.fake/102.jpg" },
+      instagram_business_account: {
+        id: "17841400000000102",
+        username: "acme.cafe",
+        name: "Acme Cafe",
+        profile_picture_url: "https://scontent.fake/102.jpg",
+      },
     },
     { id: "103", name: "Acme Archive", access_token: "page-token-103", tasks: ["ANALYZE"] },
   ];
@@ -437,7 +473,11 @@ export function fakeFacebookOAuth(o: { authOrigin: string; graphOrigin: string; 
 
 // ---------------------------------------------------------------- Instagram API with Instagram Login
 
-export function fakeInstagramLoginOAuth(o: { authOrigin: string; oauthOrigin: string; graphOrigin: string }): FakeNetwork {
+export function fakeInstagramLoginOAuth(o: {
+  authOrigin: string;
+  oauthOrigin: string;
+  graphOrigin: string;
+}): FakeNetwork {
   const oauth = new FakeOAuth({
     name: "instagram",
     clientParam: "client_id",
@@ -450,7 +490,12 @@ export function fakeInstagramLoginOAuth(o: { authOrigin: string; oauthOrigin: st
     tokenError: (status, _error, description) =>
       jsonResponse({ error_type: "OAuthException", code: status, error_message: description }, status),
   });
-  const user = { user_id: "17841405822304914", username: "acme.shop", name: "Acme Shop", profile_picture_url: "https://scontent.fake/ig.jpg" };
+  const user = {
+    user_id: "17841405822304914",
+    username: "acme.shop",
+    name: "Acme Shop",
+    profile_picture_url: "https://scontent.fake/ig.jpg",
+  };
   const shortTokens = new Set<string>();
   const longTokens: string[] = [];
   return {
@@ -461,16 +506,23 @@ export function fakeInstagramLoginOAuth(o: { authOrigin: string; oauthOrigin: st
       [o.oauthOrigin]: async (req) => {
         if (req.method !== "POST" || path(req) !== "/oauth/access_token") return null;
         const r = await oauth.exchange(req.clone());
-        if (r === null) return jsonResponse({ error_type: "OAuthException", code: 400, error_message: "Invalid grant_type" }, 400);
+        if (r === null)
+          return jsonResponse({ error_type: "OAuthException", code: 400, error_message: "Invalid grant_type" }, 400);
         if (r instanceof Response) return r;
         shortTokens.add(r.accessToken);
-        return jsonResponse({ data: [{ access_token: r.accessToken, user_id: user.user_id, permissions: r.scopes.join(",") }] });
+        return jsonResponse({
+          data: [{ access_token: r.accessToken, user_id: user.user_id, permissions: r.scopes.join(",") }],
+        });
       },
       [o.graphOrigin]: async (req) => {
         const p = path(req);
         if (p === "/access_token") {
           const q = new URL(req.url).searchParams;
-          if (q.get("grant_type") !== "ig_exchange_token" || q.get("client_secret") !== "ig-secret" || !shortTokens.has(q.get("access_token") ?? "")) {
+          if (
+            q.get("grant_type") !== "ig_exchange_token" ||
+            q.get("client_secret") !== "ig-secret" ||
+            !shortTokens.has(q.get("access_token") ?? "")
+          ) {
             return graphError(400, "", "Invalid OAuth access token.", 190);
           }
           const long = `${q.get("access_token")}-long`;
@@ -501,7 +553,12 @@ export function fakeThreadsOAuth(o: { authOrigin: string; graphOrigin: string })
     denial: { error: "access_denied", error_reason: "user_denied", error_description: "Permissions error" },
     tokenError: (status, _e, description) => graphError(status, "", description, 1),
   });
-  const user = { id: "25000000000000001", username: "acme.threads", name: "Acme Threads", threads_profile_picture_url: "https://scontent.fake/th.jpg" };
+  const user = {
+    id: "25000000000000001",
+    username: "acme.threads",
+    name: "Acme Threads",
+    threads_profile_picture_url: "https://scontent.fake/th.jpg",
+  };
   const shortTokens = new Set<string>();
   const longTokens: string[] = [];
   return {
@@ -520,7 +577,11 @@ export function fakeThreadsOAuth(o: { authOrigin: string; graphOrigin: string })
         }
         if (p === "/access_token") {
           const q = new URL(req.url).searchParams;
-          if (q.get("grant_type") !== "th_exchange_token" || q.get("client_secret") !== "th-secret" || !shortTokens.has(q.get("access_token") ?? "")) {
+          if (
+            q.get("grant_type") !== "th_exchange_token" ||
+            q.get("client_secret") !== "th-secret" ||
+            !shortTokens.has(q.get("access_token") ?? "")
+          ) {
             return graphError(400, "", "Invalid OAuth access token.", 190);
           }
           const long = `${q.get("access_token")}-long`;
@@ -551,7 +612,13 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
     denial: { error: "access_denied", error_description: "The user denied the request." },
     tokenError: rfcError({ log_id: "20261124000000FAKE" }),
   });
-  const user = { open_id: "-000OhfsRdYD7Xbk4D1QXyYE1ldXZsNKTwbu", union_id: "c9c60f44-a68e-4f5d-84dd-ce22faeb0ba1", display_name: "Acme on TikTok", username: "acme.tt", avatar_url: "https://p16.tiktokcdn.fake/a.jpeg" };
+  const user = {
+    open_id: "-000OhfsRdYD7Xbk4D1QXyYE1ldXZsNKTwbu",
+    union_id: "c9c60f44-a68e-4f5d-84dd-ce22faeb0ba1",
+    display_name: "Acme on TikTok",
+    username: "acme.tt",
+    avatar_url: "https://p16.tiktokcdn.fake/a.jpeg",
+  };
   return {
     oauth,
     data: { user },
@@ -574,7 +641,17 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
         }
         if (req.method === "GET" && p === "/v2/user/info/") {
           if (!oauth.issued.includes(bearer(req) ?? "")) {
-            return jsonResponse({ data: {}, error: { code: "access_token_invalid", message: "The access token is invalid or not found in the request.", log_id: "20261124FAKE" } }, 401);
+            return jsonResponse(
+              {
+                data: {},
+                error: {
+                  code: "access_token_invalid",
+                  message: "The access token is invalid or not found in the request.",
+                  log_id: "20261124FAKE",
+                },
+              },
+              401,
+            );
           }
           return jsonResponse({ data: { user }, error: { code: "ok", message: "", log_id: "20261124FAKE" } });
         }
@@ -622,16 +699,32 @@ export function fakeGoogleOAuth(o: { authOrigin: string; tokenOrigin: string; ap
       [o.apiOrigin]: async (req) => {
         if (path(req) !== "/youtube/v3/channels") return null;
         if (!oauth.issued.includes(bearer(req) ?? "")) {
-          return jsonResponse({ error: { code: 401, message: "Request had invalid authentication credentials.", errors: [{ message: "Invalid Credentials", domain: "global", reason: "authError" }], status: "UNAUTHENTICATED" } }, 401);
+          return jsonResponse(
+            {
+              error: {
+                code: 401,
+                message: "Request had invalid authentication credentials.",
+                errors: [{ message: "Invalid Credentials", domain: "global", reason: "authError" }],
+                status: "UNAUTHENTICATED",
+              },
+            },
+            401,
+          );
         }
-        if (new URL(req.url).searchParams.get("mine") !== "true") return jsonResponse({ kind: "youtube#channelListResponse", items: [] });
+        if (new URL(req.url).searchParams.get("mine") !== "true")
+          return jsonResponse({ kind: "youtube#channelListResponse", items: [] });
         return jsonResponse({
           kind: "youtube#channelListResponse",
           pageInfo: { totalResults: channels.length, resultsPerPage: 5 },
           items: channels.map((c) => ({
             kind: "youtube#channel",
             id: c.id,
-            snippet: { title: c.title, description: "", customUrl: c.customUrl, thumbnails: { default: { url: `https://yt3.ggpht.fake/${c.id}.jpg`, width: 88, height: 88 } } },
+            snippet: {
+              title: c.title,
+              description: "",
+              customUrl: c.customUrl,
+              thumbnails: { default: { url: `https://yt3.ggpht.fake/${c.id}.jpg`, width: 88, height: 88 } },
+            },
           })),
         });
       },
@@ -651,9 +744,16 @@ export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string })
     pkce: "none",
     scopeSeparator: ",",
     denial: { error: "access_denied" },
-    tokenError: (status, _e, description) => jsonResponse({ code: status === 401 ? 2 : 1, message: description }, status),
+    tokenError: (status, _e, description) =>
+      jsonResponse({ code: status === 401 ? 2 : 1, message: description }, status),
   });
-  const user = { account_type: "BUSINESS", id: "549755885175", username: "acmepins", business_name: "Acme Pins", profile_image: "https://i.pinimg.fake/acme.jpg" };
+  const user = {
+    account_type: "BUSINESS",
+    id: "549755885175",
+    username: "acmepins",
+    business_name: "Acme Pins",
+    profile_image: "https://i.pinimg.fake/acme.jpg",
+  };
   const boards = [
     { id: "549755885175", name: "Recipes", privacy: "PUBLIC" },
     { id: "549755885176", name: "Shop", privacy: "PUBLIC" },
@@ -679,7 +779,8 @@ export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string })
           });
         }
         if (req.method === "GET" && (p === "/v5/user_account" || p === "/v5/boards")) {
-          if (!oauth.issued.includes(bearer(req) ?? "")) return jsonResponse({ code: 2, message: "Authentication failed." }, 401);
+          if (!oauth.issued.includes(bearer(req) ?? ""))
+            return jsonResponse({ code: 2, message: "Authentication failed." }, 401);
           if (p === "/v5/user_account") return jsonResponse(user);
           return jsonResponse({ items: boards, bookmark: null });
         }
@@ -700,7 +801,10 @@ export function fakeMastodonOAuth(o: { instance: string }): FakeNetwork {
     clientAuth: "form",
     pkce: "optional",
     scopeSeparator: " ",
-    denial: { error: "access_denied", error_description: "The resource owner or authorization server denied the request." },
+    denial: {
+      error: "access_denied",
+      error_description: "The resource owner or authorization server denied the request.",
+    },
     tokenError: rfcError(),
   });
   const apps: { client_id: string; client_secret: string; redirect_uri: string }[] = [];
@@ -713,20 +817,42 @@ export function fakeMastodonOAuth(o: { instance: string }): FakeNetwork {
         if (req.method === "POST" && p === "/api/v1/apps") {
           const body = (await req.json().catch(() => ({}))) as Record<string, string>;
           if (!body.client_name || !body.redirect_uris) {
-            return jsonResponse({ error: "Validation failed: Application name can't be blank, Redirect URI can't be blank" }, 422);
+            return jsonResponse(
+              { error: "Validation failed: Application name can't be blank, Redirect URI can't be blank" },
+              422,
+            );
           }
-          const app = { client_id: `masto-client-${apps.length + 1}`, client_secret: `masto-secret-${apps.length + 1}`, redirect_uri: body.redirect_uris };
+          const app = {
+            client_id: `masto-client-${apps.length + 1}`,
+            client_secret: `masto-secret-${apps.length + 1}`,
+            redirect_uri: body.redirect_uris,
+          };
           apps.push(app);
           // One fake app at a time is enough for the tests: the latest registration is the valid client.
           oauth.spec.clientId = app.client_id;
           oauth.spec.clientSecret = app.client_secret;
-          return jsonResponse({ id: String(apps.length), name: body.client_name, website: body.website ?? null, scopes: (body.scopes ?? "read").split(" "), redirect_uri: app.redirect_uri, redirect_uris: [app.redirect_uri], client_id: app.client_id, client_secret: app.client_secret, vapid_key: "BFakeVapidKey" });
+          return jsonResponse({
+            id: String(apps.length),
+            name: body.client_name,
+            website: body.website ?? null,
+            scopes: (body.scopes ?? "read").split(" "),
+            redirect_uri: app.redirect_uri,
+            redirect_uris: [app.redirect_uri],
+            client_id: app.client_id,
+            client_secret: app.client_secret,
+            vapid_key: "BFakeVapidKey",
+          });
         }
         if (req.method === "GET" && p === "/oauth/authorize") return oauth.authorize(req);
         if (req.method === "POST" && p === "/oauth/token") {
           const r = await oauth.exchange(req.clone());
           if (r === null || r instanceof Response) return r;
-          return jsonResponse({ access_token: r.accessToken, token_type: "Bearer", scope: oauth.scopeString(r.scopes), created_at: Math.floor(Date.now() / 1000) });
+          return jsonResponse({
+            access_token: r.accessToken,
+            token_type: "Bearer",
+            scope: oauth.scopeString(r.scopes),
+            created_at: Math.floor(Date.now() / 1000),
+          });
         }
         return null;
       },
