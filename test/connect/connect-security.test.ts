@@ -7,7 +7,7 @@ import { deliverThroughRuntime, readRow, seedPost } from "../publishing/support"
 import { fakeFacebookGraph } from "../support/fakes/meta";
 import { FakeX } from "../support/fakes/x";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
-import { browse, connectThroughApi, consent, formOf, pickAccounts, postForm } from "../support/oauth/browser";
+import { browse, connectThroughApi, consent, formOf, postForm } from "../support/oauth/browser";
 import { type FakeNetwork, fakeFacebookOAuth, fakeXOAuth } from "../support/oauth/fake-oauth";
 import { installOAuthNetwork } from "../support/oauth/install";
 
