@@ -1,5 +1,6 @@
 import type { Platform } from "../catalog/platforms";
 import type { Config } from "../config";
+import { guardedFetch, type OutboundPolicy } from "../lib/outbound-guard";
 import type { AccountCredentials } from "../services/social-accounts/credentials";
 import { readJson } from "./http";
 
@@ -12,6 +13,8 @@ import { readJson } from "./http";
 export interface ConnectContext {
   config: Config;
   fetch: typeof fetch;
+  /** For hosts the user chose (Mastodon instances): the outbound guard's policy (docs/security.md). */
+  outbound: OutboundPolicy;
   now: () => number;
   /** Mastodon: our OAuth app per instance, registered once and cached by the service. */
   apps: {
@@ -121,16 +124,27 @@ export function splitScopes(value: unknown): string[] | null {
   return value.split(/[\s,]+/).filter(Boolean);
 }
 
+const CONNECT_TIMEOUT_MS = 20_000;
+
 /** A network call during connect: network failures become `network_error`, answers are parsed as JSON. */
 export async function connectFetch(
   ctx: ConnectContext,
   label: string,
   url: string,
   init: RequestInit = {},
+  opts: { userChosenHost?: boolean } = {},
 ): Promise<{ res: Response; body: any }> {
   let res: Response;
   try {
-    res = await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(20_000) });
+    res = opts.userChosenHost
+      ? // A host the user typed: checked by the outbound guard on every hop, answers bounded.
+        await guardedFetch(url, init, {
+          ...ctx.outbound,
+          timeoutMs: CONNECT_TIMEOUT_MS,
+          maxResponseBytes: 1024 * 1024,
+          fetcher: ctx.fetch,
+        })
+      : await ctx.fetch(url, { ...init, signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) });
   } catch {
     throw new ConnectError("network_error", `${label} could not be reached. Try again in a moment.`);
   }
@@ -160,14 +174,21 @@ export async function exchangeCode(
   url: string,
   form: Record<string, string | null | undefined>,
   headers: Record<string, string> = {},
+  opts: { userChosenHost?: boolean } = {},
 ): Promise<any> {
   const body = new URLSearchParams();
   for (const [k, v] of Object.entries(form)) if (v !== null && v !== undefined) body.set(k, v);
-  const { res, body: json } = await connectFetch(ctx, label, url, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", ...headers },
-    body,
-  });
+  const { res, body: json } = await connectFetch(
+    ctx,
+    label,
+    url,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json", ...headers },
+      body,
+    },
+    opts,
+  );
   const token = json?.access_token ?? json?.data?.[0]?.access_token;
   if (!res.ok || !token) {
     throw new ConnectError("exchange_failed", `${label} refused the authorization code: ${oauthReason(json)}.`);

@@ -1,3 +1,4 @@
+import { outboundRefusal } from "../../lib/outbound-guard";
 import { verifyMastodon } from "../../services/social-accounts/verify-account";
 import {
   buildUrl,
@@ -22,16 +23,22 @@ const SCOPES = ["read", "write:statuses", "write:media"];
 async function appFor(ctx: ConnectContext, instance: string, redirectUri: string): Promise<OAuthClient> {
   const cached = await ctx.apps.get(instance, redirectUri);
   if (cached) return cached;
-  const { res, body } = await connectFetch(ctx, "The Mastodon instance", `${instance}/api/v1/apps`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json" },
-    body: JSON.stringify({
-      client_name: "Edge Social Publisher",
-      redirect_uris: redirectUri,
-      scopes: SCOPES.join(" "),
-      website: ctx.config.PUBLIC_URL || undefined,
-    }),
-  });
+  const { res, body } = await connectFetch(
+    ctx,
+    "The Mastodon instance",
+    `${instance}/api/v1/apps`,
+    {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({
+        client_name: "Edge Social Publisher",
+        redirect_uris: redirectUri,
+        scopes: SCOPES.join(" "),
+        website: ctx.config.PUBLIC_URL || undefined,
+      }),
+    },
+    { userChosenHost: true },
+  );
   if (!res.ok || !body?.client_id || !body?.client_secret) {
     throw new ConnectError("network_error", `The Mastodon instance refused to register the app: ${oauthReason(body)}.`);
   }
@@ -40,8 +47,10 @@ async function appFor(ctx: ConnectContext, instance: string, redirectUri: string
   return client;
 }
 
-function requireInstance(instance: string | null): string {
+function requireInstance(ctx: ConnectContext, instance: string | null): string {
   if (!instance) throw new ConnectError("invalid_state", "The Mastodon instance is missing.");
+  const refusal = outboundRefusal(new URL(instance), ctx.outbound);
+  if (refusal) throw new ConnectError("network_error", `The Mastodon instance cannot be used: ${refusal}`);
   return instance;
 }
 
@@ -55,7 +64,7 @@ export const mastodonConnector: PlatformConnector = {
   needsInstance: true,
   configured: () => true,
   async authorizeUrl(ctx, input) {
-    const instance = requireInstance(input.instance);
+    const instance = requireInstance(ctx, input.instance);
     const app = await appFor(ctx, instance, input.redirectUri);
     return buildUrl(`${instance}/oauth/authorize`, {
       response_type: "code",
@@ -68,19 +77,26 @@ export const mastodonConnector: PlatformConnector = {
     });
   },
   async complete(ctx, input) {
-    const instance = requireInstance(input.instance);
+    const instance = requireInstance(ctx, input.instance);
     const app = await appFor(ctx, instance, input.redirectUri);
-    const token = await exchangeCode(ctx, "The Mastodon instance", `${instance}/oauth/token`, {
-      grant_type: "authorization_code",
-      code: input.code,
-      client_id: app.clientId,
-      client_secret: app.clientSecret,
-      redirect_uri: input.redirectUri,
-      code_verifier: input.codeVerifier,
-    });
+    const token = await exchangeCode(
+      ctx,
+      "The Mastodon instance",
+      `${instance}/oauth/token`,
+      {
+        grant_type: "authorization_code",
+        code: input.code,
+        client_id: app.clientId,
+        client_secret: app.clientSecret,
+        redirect_uri: input.redirectUri,
+        code_verifier: input.codeVerifier,
+      },
+      {},
+      { userChosenHost: true },
+    );
     let account: Awaited<ReturnType<typeof verifyMastodon>>;
     try {
-      account = await verifyMastodon(instance, token.access_token);
+      account = await verifyMastodon(ctx.outbound, instance, token.access_token);
     } catch {
       throw new ConnectError("network_error", "The Mastodon instance did not return the account.");
     }

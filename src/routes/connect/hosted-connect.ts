@@ -173,7 +173,8 @@ export function registerHostedConnect(app: App) {
     const pds = serviceField ? normalizeInstance(serviceField) : "https://bsky.social";
     if (!pds) return renderLink(c, token, 422, { kind: "error", text: "The server must be an https address." });
     try {
-      const session = await verifyBluesky(pds, form.get("identifier") ?? "", form.get("app_password") ?? "");
+      const policy = { allowPrivate: c.get("service").config.MEDIA_FETCH_ALLOW_PRIVATE };
+      const session = await verifyBluesky(policy, pds, form.get("identifier") ?? "", form.get("app_password") ?? "");
       const accounts = await upsertAccounts(c.get("service"), link.workspaceId, [
         {
           platform: "bluesky",

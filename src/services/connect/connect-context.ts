@@ -9,6 +9,7 @@ export function connectContext(ctx: ServiceContext): ConnectContext {
   return {
     config: ctx.config,
     fetch: (input, init) => fetch(input, init),
+    outbound: { allowPrivate: ctx.config.MEDIA_FETCH_ALLOW_PRIVATE },
     now: ctx.now,
     apps: {
       async get(instance, redirectUri) {
