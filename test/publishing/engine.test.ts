@@ -135,6 +135,8 @@ describe("publish job", () => {
     const noBoard = await seedAccount(ws, { platform: "pinterest", credentials: { access_token: "pin" } });
     const withDefault = await seedAccount(ws, {
       platform: "pinterest",
+      // One row per network identity in a workspace (issue 18): a second account is another identity.
+      platformUserId: "pinterest-user-2",
       credentials: { access_token: "pin" },
       meta: { default_board_id: "board-9" },
     });
@@ -164,8 +166,9 @@ describe("publish job", () => {
   it("account states: deactivated, disconnected and expired sessions fail without a platform call", async () => {
     const ws = await createTestWorkspace();
     const inactive = await seedXAccount(ws, { isActive: false });
-    const gone = await seedXAccount(ws, { status: "disconnected", isActive: false });
-    const expired = await seedXAccount(ws, { status: "token_expired" });
+    // Three X identities (one row per identity in a workspace, issue 18).
+    const gone = await seedXAccount(ws, { status: "disconnected", isActive: false, platformUserId: "x-user-2" });
+    const expired = await seedXAccount(ws, { status: "token_expired", platformUserId: "x-user-3" });
     const post = await seedPost(ws, {
       content: "nobody home",
       rows: [

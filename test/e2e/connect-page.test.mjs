@@ -1,0 +1,209 @@
+// Issue 18: a real headless Chromium drives the hosted connect page end to end against `wrangler dev` and the fake
+// Facebook OAuth provider (the same fake the workerd tests use, served by a Node HTTP server on 127.0.0.1):
+// open a connect link → choose Facebook → consent → pick two Pages → land on the redirect URL.
+// Runs under `node --test` (part of `npm test`); skipped with a message where Chromium is not installed.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { fakeFacebookOAuth } from "../support/oauth/fake-oauth.ts";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const ARTIFACTS = path.join(ROOT, "test-artifacts");
+// Run wrangler with this Node (24, from the `node` devDependency via npm), not the shell's.
+const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+const ADMIN_TOKEN = "e2e-admin-token";
+const chromiumMissing = !existsSync(CHROMIUM);
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Serves the fake network's handlers (all of its origins on one port) plus the caller's landing page. */
+async function startFakeProvider(port) {
+  const origin = `http://127.0.0.1:${port}`;
+  const net = fakeFacebookOAuth({ authOrigin: origin, graphOrigin: origin });
+  const handlers = Object.values(net.routes);
+  const server = createServer(async (req, res) => {
+    const chunks = [];
+    for await (const chunk of req) chunks.push(chunk);
+    const body = chunks.length ? Buffer.concat(chunks) : undefined;
+    const request = new Request(`${origin}${req.url}`, { method: req.method, headers: req.headers, body });
+    let answer = null;
+    if (req.url.startsWith("/landed")) {
+      answer = new Response("<!doctype html><title>Back in the app</title><h1>Back in the app</h1>", {
+        headers: { "content-type": "text/html" },
+      });
+    }
+    for (const handle of handlers) answer ??= await handle(request.clone());
+    answer ??= new Response("Not Found", { status: 404 });
+    res.writeHead(answer.status, Object.fromEntries(answer.headers));
+    res.end(Buffer.from(await answer.arrayBuffer()));
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { server, origin, net };
+}
+
+async function waitForHealth(base, child) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${base}/api/health`);
+      if (res.ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("wrangler dev did not start within 60 s");
+}
+
+let fake;
+let wrangler;
+let stateDir;
+let base;
+let wranglerLog = "";
+
+before(async () => {
+  if (chromiumMissing) return;
+  fake = await startFakeProvider(await freePort());
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  stateDir = mkdtempSync(path.join(tmpdir(), "connect-e2e-"));
+  const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+  const migrate = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
+    cwd: ROOT,
+    env,
+    encoding: "utf8",
+  });
+  assert.equal(migrate.status, 0, migrate.stderr || migrate.stdout);
+  const vars = {
+    APP_ENV: "development",
+    LOG_LEVEL: "warn",
+    PUBLIC_URL: base,
+    MEDIA_URL: `${base}/media`,
+    TOKEN_ENCRYPTION_KEY: "e2e-token-encryption-key",
+    UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
+    ADMIN_TOKEN,
+    FACEBOOK_APP_ID: "fb-app",
+    FACEBOOK_APP_SECRET: "fb-secret",
+    FACEBOOK_AUTH_URL: fake.origin,
+    FACEBOOK_GRAPH_URL: fake.origin,
+    CONNECT_REDIRECT_ALLOWLIST: fake.origin,
+  };
+  const args = [
+    WRANGLER,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    stateDir,
+    "--show-interactive-dev-session=false",
+  ];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  wrangler = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  wrangler.stdout.on("data", (d) => {
+    wranglerLog += d;
+  });
+  wrangler.stderr.on("data", (d) => {
+    wranglerLog += d;
+  });
+  await waitForHealth(base, wrangler);
+});
+
+after(async () => {
+  if (wrangler && wrangler.exitCode === null) {
+    try {
+      process.kill(-wrangler.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  fake?.server.close();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+});
+
+test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages, land on the redirect URL", {
+  skip: chromiumMissing
+    ? `Chromium not installed at ${CHROMIUM} (apt-get install chromium); browser test skipped`
+    : false,
+  timeout: 120_000,
+}, async () => {
+  const api = async (method, p, body, key) => {
+    const res = await fetch(`${base}${p}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: await res.json() };
+  };
+  const ws = await api("POST", "/api/admin/workspaces", { name: "E2E" }, ADMIN_TOKEN);
+  assert.equal(ws.status, 201, wranglerLog);
+  const key = ws.body.plain_token;
+  const link = await api("POST", "/api/connect-links", { redirect_url: `${fake.origin}/landed` }, key);
+  assert.equal(link.status, 201);
+
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  mkdirSync(ARTIFACTS, { recursive: true });
+  try {
+    const page = await browser.newPage();
+    await page.goto(link.body.url);
+    assert.equal(await page.title(), "Connect your social accounts");
+    await page.getByRole("button", { name: "Connect Facebook Page" }).click();
+    // The fake consent page approves at once and sends the browser back to the callback → selection page.
+    await page.waitForURL(/\/connect\/select\//);
+    await page.getByLabel(/Acme Bakery/).check();
+    await page.getByLabel(/Acme Cafe/).check();
+    await page.screenshot({ path: path.join(ARTIFACTS, "connect-select-pages.png"), fullPage: true });
+    await page.getByRole("button", { name: "Connect" }).click();
+    await page.waitForURL(/\/landed\?/);
+    await page.screenshot({ path: path.join(ARTIFACTS, "connect-landed.png"), fullPage: true });
+
+    const landed = new URL(page.url());
+    assert.equal(landed.origin + landed.pathname, `${fake.origin}/landed`);
+    const accounts = await api("GET", "/api/social-accounts", undefined, key);
+    assert.deepEqual(
+      accounts.body.map((a) => [a.platform, a.display_name, a.status]),
+      [
+        ["facebook", "Acme Bakery", "connected"],
+        ["facebook", "Acme Cafe", "connected"],
+      ],
+    );
+    assert.deepEqual(Object.fromEntries(landed.searchParams), {
+      connected: "facebook",
+      accounts: accounts.body.map((a) => a.id).join(","),
+    });
+    // The consent request carried the callback URL built from PUBLIC_URL.
+    assert.equal(fake.net.oauth.tokenRequests[0].get("redirect_uri"), `${base}/api/oauth/facebook/callback`);
+  } finally {
+    await browser.close();
+  }
+});
