@@ -83,11 +83,15 @@ before(async () => {
   base = `http://127.0.0.1:${port}`;
   stateDir = mkdtempSync(path.join(tmpdir(), "connect-e2e-"));
   const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
-  const migrate = spawnSync(process.execPath, [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir], {
-    cwd: ROOT,
-    env,
-    encoding: "utf8",
-  });
+  const migrate = spawnSync(
+    process.execPath,
+    [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir],
+    {
+      cwd: ROOT,
+      env,
+      encoding: "utf8",
+    },
+  );
   assert.equal(migrate.status, 0, migrate.stderr || migrate.stdout);
   const vars = {
     APP_ENV: "development",
