@@ -221,6 +221,7 @@ describe("proactive token refresh (cron)", () => {
 
     // While another refresh holds the lease, the cron does not start one.
     const y = await seedXAccount(ws, {
+      platformUserId: "x-user-2", // another identity: one row per identity in a workspace (issue 18)
       credentials: { access_token: "x-access", refresh_token: "x-refresh-2", expires_at: t0 + 5 * MINUTE },
       tokenExpiresAt: t0 + 5 * MINUTE,
     });
@@ -244,6 +245,7 @@ describe("proactive token refresh (cron)", () => {
       fakes.x.refreshTokens.add(`bulk-${i}`);
       ids.push(
         await seedXAccount(ws, {
+          platformUserId: `x-bulk-${i}`, // one row per identity in a workspace (issue 18)
           credentials: { access_token: "x-access", refresh_token: `bulk-${i}`, expires_at: expires },
           tokenExpiresAt: expires,
         }),

@@ -57,7 +57,7 @@ export async function upsertAccounts(
     ctx.db
       .insert(socialAccounts)
       .values({
-        id: newId(),
+        id: ids[i]!,
         workspaceId,
         platform: a.platform,
         platformUserId: a.platformUserId,
