@@ -40,7 +40,7 @@ export const configSchema = z.object({
   MEDIA_VIDEO_MAX_BYTES: int(1024 * 1024 * 1024),
   MEDIA_MAX_IMAGE_PIXELS: int(16_000_000),
   /** Pixel limit for WebP and interlaced PNG, which are decoded whole (≈8 bytes per pixel in the isolate). */
-  MEDIA_MAX_FULL_DECODE_PIXELS: int(8_000_000),
+  MEDIA_MAX_FULL_DECODE_PIXELS: int(4_000_000),
   MEDIA_FETCH_ALLOW_PRIVATE: bool.default(false),
   MEDIA_FETCH_TIMEOUT_SECONDS: int(20),
   UPLOAD_URL_TTL_SECONDS: int(900),

@@ -15,6 +15,7 @@ import pngWasm from "@jsquash/png/codec/pkg/squoosh_png_bg.wasm?module";
 import { decode as decodePngWasm, init as initPng } from "@jsquash/png/decode.js";
 import webpDecWasm from "@jsquash/webp/codec/dec/webp_dec.wasm?module";
 import decodeWebpWasm, { init as initWebpDecode } from "@jsquash/webp/decode.js";
+import { jpegDecoderHeapBytes } from "./jpeg-decoder";
 import { releaseTurbo, turboHeapBytes } from "./jpeg-encoder";
 
 export interface DecodedImage {
@@ -105,5 +106,7 @@ export function wasmHeapBytes(): Record<string, number> {
   for (const [name, mem] of memories) out[name] = Math.max(out[name] ?? 0, mem.buffer.byteLength);
   const turbo = turboHeapBytes();
   if (turbo) out.libjpeg_turbo = turbo;
+  const decoder = jpegDecoderHeapBytes();
+  if (decoder) out.libjpeg_turbo_decoder = decoder;
   return out;
 }

@@ -19,12 +19,40 @@ export interface IngestLimits {
   videoMaxBytes: number;
   maxPixels: number;
   /**
-   * Lower pixel limit for WebP, the one format decoded whole: its decoded pixels and the codec's working copy both
-   * live in the isolate's 128 MB (measured: bench/RESULTS.md, "Hostile images").
+   * Lower pixel limit for WebP, the one format decoded whole (its decoded pixels and the codec's working copy both
+   * live in the isolate's 128 MB), and for interlaced PNG (inflated once per band). Measured: bench/RESULTS.md,
+   * "Hostile images".
    */
   maxFullDecodePixels: number;
   /** Kinds the destination accepts (decisions §8); a detected type outside it is rejected before it is stored. */
   accept: ReadonlySet<MediaKind>;
+}
+
+/**
+ * Inflated PNG data one image may push through the native inflater. Its output arrives as 4 KB buffers that the
+ * garbage collector reclaims late (V8 starts collecting after ≈64 MB of new external memory), so the volume, not
+ * only the live memory, drives the isolate's peak: 64 MB inflated peaked at ≈100 MB RSS, 768 MB at ≈220 MB
+ * (bench/RESULTS.md, "Hostile images").
+ */
+export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+
+/** Interlaced PNGs are inflated once per band; bands hold ≤ 8 MiB of RGB, so at most 3 for ≤ 8 MP. */
+const INTERLACED_PASSES = 3;
+
+/**
+ * The pixel limit for this PNG: MEDIA_MAX_IMAGE_PIXELS, lowered so its rows (at their own bit depth and channel
+ * count) inflate to at most MAX_INFLATED_BYTES; interlaced PNGs also take the whole-decode limit and count every
+ * band's pass.
+ */
+function pngPixelLimit(bytes: Uint8Array, limits: IngestLimits): number {
+  const depth = bytes[24] as number;
+  const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[bytes[25] as number] ?? 4;
+  const rawBytesPerPixel = Math.max(1, (depth * channels) / 8);
+  const interlaced = bytes[28] === 1;
+  const passes = interlaced ? INTERLACED_PASSES : 1;
+  const byVolume = Math.floor(MAX_INFLATED_BYTES / rawBytesPerPixel / passes);
+  const limit = Math.min(limits.maxPixels, byVolume);
+  return interlaced ? Math.min(limit, limits.maxFullDecodePixels) : limit;
 }
 
 export interface StoredMedia {
@@ -153,7 +181,9 @@ export async function ingestMedia(
     // more pixels than the isolate's memory allows (WebP is decoded whole, so its limit is lower).
     if (checkEncodable(width, height)) throw reject("too_wide", rejectMessages.too_wide());
     const limit =
-      detected.mime === "image/webp" ? Math.min(limits.maxPixels, limits.maxFullDecodePixels) : limits.maxPixels;
+      detected.mime === "image/webp"
+        ? Math.min(limits.maxPixels, limits.maxFullDecodePixels)
+        : pngPixelLimit(bytes, limits);
     if (width * height > limit) throw reject("too_many_pixels", rejectMessages.too_many_pixels(limit));
     try {
       const out = await transcodeToJpeg(detected.mime, bytes);

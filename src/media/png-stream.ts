@@ -273,8 +273,32 @@ class Scanlines {
   }
 }
 
+/**
+ * Compressed bytes handed to the inflater at a time. Deflate expands at most ≈1,032:1 and the native inflater
+ * turns each input chunk into output all at once, so this bounds one burst at ≈4 MB — fed a whole 61 KB IDAT, it
+ * produced 64 MB in one go (bench/RESULTS.md, "Hostile images"). The input is pulled only as rows are read.
+ */
+export const INFLATE_SLICE_BYTES = 4096;
+
 function inflate(p: Parsed) {
-  const stream = new Blob(p.idat as unknown as ArrayBuffer[]).stream().pipeThrough(new DecompressionStream("deflate"));
+  let chunk = 0;
+  let offset = 0;
+  const compressed = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        while (chunk < p.idat.length && offset >= (p.idat[chunk] as Uint8Array).length) {
+          chunk++;
+          offset = 0;
+        }
+        if (chunk >= p.idat.length) return controller.close();
+        const data = p.idat[chunk] as Uint8Array;
+        controller.enqueue(data.slice(offset, offset + INFLATE_SLICE_BYTES));
+        offset += INFLATE_SLICE_BYTES;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const stream = compressed.pipeThrough(new DecompressionStream("deflate"));
   return { reader: stream.getReader(), state: { rest: new Uint8Array(0) } };
 }
 

@@ -147,6 +147,20 @@ describe("hostile images (ingest)", () => {
       reason: "too_many_pixels",
       message: "The media field has invalid image dimensions: at most 16000000 pixels are supported.",
     });
+  }, 120_000); // seconds of encoding on a loaded CI machine
+
+  it("lowers the pixel limit by how much a PNG inflates: 16-bit and interlaced (one inflate pass per band)", async () => {
+    const limited = (n: number) => ({
+      reason: "too_many_pixels",
+      message: `The media field has invalid image dimensions: at most ${n} pixels are supported.`,
+    });
+    const idat = new Uint8Array(8);
+    // RGBA 16-bit: 8 bytes a pixel, 64 MiB / 8 = 8,388,608 pixels.
+    expect(await refusal(pngWithHeader(3000, 3000, 16, 6, 0, idat))).toEqual(limited(8_388_608));
+    // Interlaced RGBA 16-bit: three passes, 64 MiB / 8 / 3 = 2,796,202 pixels.
+    expect(await refusal(pngWithHeader(2000, 1500, 16, 6, 1, idat))).toEqual(limited(2_796_202));
+    // Interlaced grey: the whole-decode limit (4 MP in these tests) is the lower one.
+    expect(await refusal(pngWithHeader(2001, 2000, 8, 0, 1, idat))).toEqual(limited(4_000_000));
   });
 
   it("stores interlaced PNGs (assembled in bands) exactly as their non-interlaced twins", async () => {
@@ -164,7 +178,7 @@ describe("hostile images (ingest)", () => {
     const b = await stored(await rgba16(true));
     expect(b.sof).toEqual({ width: 300, height: 250 });
     expect(b.jpeg).toEqual(a.jpeg);
-  });
+  }, 120_000);
 
   it("stores palette images, including indices past the palette's end (black), and refuses one without PLTE", async () => {
     const palette = Uint8Array.from([255, 0, 0, 0, 0, 255]);

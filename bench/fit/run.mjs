@@ -1,0 +1,151 @@
+// Fitting a 12 MP phone photo for Bluesky (≤ 1,000,000 bytes, issue 16): src/media/fit-image.ts in workerd against
+// sharp doing the same job (the same size rule and quality ladder, sharp's own resize) on the same images in the
+// same run. Run: npm run bench -- fit
+// Per image: a fresh `wrangler dev` of bench/media/worker, 1 warm-up + RUNS timed POST /fit, each alternated with
+// an upload-only POST of the same body (subtracted: workerd's clock does not advance during CPU work, so the Worker
+// cannot time itself); the WASM heaps the Worker reports after the runs (peaks) and workerd's peak RSS growth.
+import path from "node:path";
+import sharp from "sharp";
+import { machine, median, today, writeSection } from "../lib/results.mjs";
+import { startWorker } from "../lib/worker.mjs";
+import { photoLike } from "../media/images.mjs";
+import { findWorkerds, hostLine, watchMemory } from "../media/proc.mjs";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const PORT = Number(process.env.BENCH_PORT ?? 8790);
+const CONFIG = path.join(import.meta.dirname, "../media/worker/wrangler.jsonc");
+const MB = 1024 * 1024;
+const SPEC = { maxBytes: 1_000_000, formats: ["image/jpeg"] }; // Bluesky's image blob limit
+const LADDER = [85, 75, 65]; // fit-image.ts QUALITY_LADDER
+const FIRST_GUESS_BYTES_PER_PIXEL = 0.35;
+
+const IMAGES = [
+  {
+    name: "photo-like 12 MP JPEG q92 (4000×3000)",
+    make: () =>
+      sharp(photoLike(4000, 3000), { raw: { width: 4000, height: 3000, channels: 3 } })
+        .jpeg({ quality: 92 })
+        .toBuffer(),
+  },
+  {
+    name: "photo-like 12 MP JPEG q95 (4032×3024), EXIF orientation 6",
+    make: () =>
+      sharp(photoLike(4032, 3024, 3), { raw: { width: 4032, height: 3024, channels: 3 } })
+        .jpeg({ quality: 95 })
+        .withMetadata({ orientation: 6 })
+        .toBuffer(),
+  },
+];
+
+/** fit-image.ts's algorithm with sharp doing the resize and the encode. */
+async function sharpFit(input, spec) {
+  const meta = await sharp(input).metadata();
+  const swap = (meta.orientation ?? 1) >= 5;
+  const [w0, h0] = swap ? [meta.height, meta.width] : [meta.width, meta.height];
+  const scale = Math.min(1, Math.sqrt(spec.maxBytes / FIRST_GUESS_BYTES_PER_PIXEL / (w0 * h0)));
+  let [w, h] = [Math.floor(w0 * scale), Math.floor(h0 * scale)];
+  for (let attempt = 0; attempt < 8; ) {
+    for (const quality of LADDER) {
+      attempt++;
+      const out = await sharp(input).rotate().resize(w, h).jpeg({ quality }).toBuffer();
+      if (out.length <= spec.maxBytes) return { bytes: out.length, width: w, height: h, attempts: attempt };
+      const shrink = Math.sqrt((spec.maxBytes / out.length) * 0.9);
+      if (out.length > spec.maxBytes * 1.6 || quality === LADDER[LADDER.length - 1]) {
+        [w, h] = [Math.floor(w * shrink), Math.floor(h * shrink)];
+        break;
+      }
+    }
+  }
+  throw new Error("sharp could not fit");
+}
+
+async function sharpCase(input) {
+  const times = [];
+  let out;
+  for (let i = 0; i <= RUNS; i++) {
+    const t0 = performance.now();
+    out = await sharpFit(input, SPEC);
+    if (i > 0) times.push(performance.now() - t0);
+  }
+  return { ms: median(times), out };
+}
+
+async function workerCase(input) {
+  const worker = await startWorker({ config: CONFIG, port: PORT, healthPath: "/health" });
+  try {
+    const peak = watchMemory(findWorkerds(worker.pid));
+    const url = `${worker.base}/fit?mime=image/jpeg&spec=${encodeURIComponent(JSON.stringify(SPEC))}`;
+    const times = [];
+    const uploads = [];
+    let last;
+    for (let i = 0; i <= RUNS; i++) {
+      let t0 = performance.now();
+      await (await fetch(`${worker.base}/upload-only`, { method: "POST", body: input })).text();
+      const up = performance.now() - t0;
+      t0 = performance.now();
+      const res = await fetch(url, { method: "POST", body: input });
+      const text = await res.text();
+      const ms = performance.now() - t0;
+      if (!res.ok) throw new Error(`${res.status} ${text.slice(0, 300)}`);
+      last = JSON.parse(text);
+      if (i > 0) {
+        times.push(ms);
+        uploads.push(up);
+      }
+    }
+    const roundTrip = median(times);
+    const upload = median(uploads);
+    return { roundTrip, upload, ms: roundTrip - upload, out: last, rss: peak().growthMb };
+  } finally {
+    await worker.stop();
+  }
+}
+
+sharp.concurrency(1); // one thread, like a Worker isolate
+const rows = [];
+const verdicts = [];
+for (const img of IMAGES) {
+  const input = await img.make();
+  const ref = await sharpCase(input);
+  console.log(`${img.name}: sharp ${ref.ms.toFixed(0)} ms`, ref.out);
+  rows.push(
+    `| ${img.name} | ${(input.length / MB).toFixed(1)} | sharp 0.35 (1 thread) | — | ${ref.ms.toFixed(0)} | 1.0× | ${ref.out.width}×${ref.out.height}, ${ref.out.bytes} B | — | — |`,
+  );
+  const r = await workerCase(input);
+  const heapTotal = Object.values(r.out.heap).reduce((a, b) => a + b, 0);
+  const detail = Object.entries(r.out.heap)
+    .map(([k, v]) => `${k} ${(v / MB).toFixed(1)}`)
+    .join(", ");
+  const ratio = r.ms / ref.ms;
+  verdicts.push({ name: img.name, ratio, heapTotal });
+  console.log(`${img.name}: fitImage ${r.ms.toFixed(0)} ms`, r.out);
+  rows.push(
+    `| ${img.name} | ${(input.length / MB).toFixed(1)} | fitImage (workerd) | ${r.roundTrip.toFixed(0)} / ${r.upload.toFixed(0)} | ${r.ms.toFixed(0)} | ${ratio.toFixed(1)}× | ${r.out.width}×${r.out.height}, ${r.out.bytes} B | ${(heapTotal / MB).toFixed(1)} (${detail}) | ${r.rss.toFixed(0)} |`,
+  );
+}
+const worst = verdicts.reduce((a, b) => (b.ratio > a.ratio ? b : a));
+const maxHeap = Math.max(...verdicts.map((v) => v.heapTotal));
+
+writeSection(
+  "fit",
+  `## Fitting a 12 MP photo for Bluesky (\`npm run bench -- fit\`)
+
+${today()} · ${machine()}
+
+${hostLine()}
+
+Budget: 1,000,000 bytes, JPEG. Both sides run the same algorithm (fit-image.ts: first size from 0.35 bytes per
+pixel, quality 85 → 75 → 65, then shrink by √(budget/size × 0.9)); sharp does its own resize (lanczos3, with
+JPEG shrink-on-load) and encode, in Node with one libvips thread, on the JPEG already in memory. **fit ms** for the
+Worker = round trip − upload only (medians of ${RUNS} after a warm-up). WASM heap: the largest memory each codec
+reached (the JPEG decoder holds the whole decoded image: the build has no DCT scaling). Peak RSS growth: workerd's
+VmHWM − idle VmRSS.
+
+| image | MB | tool | round trip / upload ms | fit ms | vs sharp | result | WASM heap MB (per codec) | peak RSS growth MB |
+|---|---|---|---|---|---|---|---|---|
+${rows.join("\n")}
+
+Targets: time ≤ 3× sharp — worst ${worst.ratio.toFixed(1)}× (${worst.name}): **${worst.ratio <= 3 ? "met" : "not met"}**;
+peak WASM heap ≤ 64 MiB — ${(maxHeap / MB).toFixed(1)} MiB: **${maxHeap <= 64 * MB ? "met" : "not met"}**.
+`,
+);
