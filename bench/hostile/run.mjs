@@ -3,13 +3,14 @@
 // Per case: a fresh `wrangler dev` of bench/media/worker (WASM memories only grow, so the heap it reports is the
 // peak for that file), one POST /ingest of the file, the codecs' WASM heaps as the Worker reports them, and the
 // workerd process's peak RSS growth over idle (VmHWM − idle VmRSS: WASM + JS heap + the request body).
-import { deflateSync } from "node:zlib";
+
 import path from "node:path";
+import { deflateSync } from "node:zlib";
 import sharp from "sharp";
-import { photoLike } from "../media/images.mjs";
-import { findWorkerds, hostLine, watchMemory } from "../media/proc.mjs";
 import { machine, today, writeSection } from "../lib/results.mjs";
 import { startWorker } from "../lib/worker.mjs";
+import { photoLike } from "../media/images.mjs";
+import { findWorkerds, hostLine, watchMemory } from "../media/proc.mjs";
 
 const PORT = Number(process.env.BENCH_PORT ?? 8789);
 const CONFIG = path.join(import.meta.dirname, "../media/worker/wrangler.jsonc");
@@ -43,7 +44,15 @@ function flatPng(width, height, { depth = 8, colorType = 0, interlace = 0, row }
   else {
     // Adam7 of a flat image: every pass row is the same bytes cut to the pass width.
     const parts = [];
-    for (const [x0, y0, dx, dy] of [[0, 0, 8, 8], [4, 0, 8, 8], [0, 4, 4, 8], [2, 0, 4, 4], [0, 2, 2, 4], [1, 0, 2, 2], [0, 1, 1, 2]]) {
+    for (const [x0, y0, dx, dy] of [
+      [0, 0, 8, 8],
+      [4, 0, 8, 8],
+      [0, 4, 4, 8],
+      [2, 0, 4, 4],
+      [0, 2, 2, 4],
+      [1, 0, 2, 2],
+      [0, 1, 1, 2],
+    ]) {
       const w = Math.ceil((width - x0) / dx);
       const h = Math.ceil((height - y0) / dy);
       if (w <= 0 || h <= 0) continue;
@@ -93,7 +102,10 @@ const CASES = [
   ["2,000 × 2,000 photo WebP lossless (4 MP)", () => photo(2000, 2000).webp({ lossless: true }).toBuffer()],
   ["3,266 × 2,449 photo WebP lossy (8 MP)", () => photo(3266, 2449).webp({ quality: 90 }).toBuffer()],
   ["3,266 × 2,449 photo WebP lossless (8 MP)", () => photo(3266, 2449).webp({ lossless: true }).toBuffer()],
-  ["16,383 × 488 photo WebP lossless (8 MP, extreme aspect)", () => photo(16_383, 488).webp({ lossless: true }).toBuffer()],
+  [
+    "16,383 × 488 photo WebP lossless (8 MP, extreme aspect)",
+    () => photo(16_383, 488).webp({ lossless: true }).toBuffer(),
+  ],
 ];
 
 const only = process.env.BENCH_CASES?.split(",").map(Number);
@@ -114,10 +126,7 @@ for (const [i, [name, make]] of CASES.entries()) {
       .map(([k, v]) => `${k} ${(v / MB).toFixed(1)}`)
       .join(", ");
     const total = Object.values(out.heap ?? {}).reduce((a, b) => a + b, 0) / MB;
-    const result =
-      out.status === "stored"
-        ? `stored, SOF ${out.sof?.width} × ${out.sof?.height}`
-        : `422 ${out.reason}`;
+    const result = out.status === "stored" ? `stored, SOF ${out.sof?.width} × ${out.sof?.height}` : `422 ${out.reason}`;
     line = `| ${name} | ${(body.length / 1024).toFixed(0)} KB | ${result} | ${total.toFixed(1)} (${heap || "none"}) | ${rss.toFixed(0)} |`;
   } catch (err) {
     line = `| ${name} | ${(body.length / 1024).toFixed(0)} KB | failed: ${String(err.message).slice(0, 80)} | | |`;

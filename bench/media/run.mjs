@@ -26,25 +26,23 @@ const IMAGES = [
 
 // Only "production" since issue 21 removed the whole-image mozjpeg path (the worker ignores options); the mozjpeg
 // rows in RESULTS.md are from the run that chose libjpeg-turbo.
-const VARIANTS = (process.env.BENCH_VARIANTS ?? "production")
-  .split(",")
-  .map((name) => ({
-    name,
-    options: {
-      // libjpeg-turbo (WASM) in 2 MB strips stitched with restart markers, 4:2:0, standard tables.
-      production: {},
-      // @jsquash/jpeg mozjpeg, whole image, tuned: baseline, no progressive scans, 4:2:0 (trellis cannot be disabled).
-      "mozjpeg-baseline": { encoder: "mozjpeg" },
-      // @jsquash/jpeg mozjpeg with its own defaults (progressive, optimize_coding, auto subsampling) at quality 100.
-      "jsquash-defaults": {
-        encoder: "mozjpeg",
-        baseline: false,
-        progressive: true,
-        optimize_coding: true,
-        auto_subsample: true,
-      },
-    }[name],
-  }));
+const VARIANTS = (process.env.BENCH_VARIANTS ?? "production").split(",").map((name) => ({
+  name,
+  options: {
+    // libjpeg-turbo (WASM) in 2 MB strips stitched with restart markers, 4:2:0, standard tables.
+    production: {},
+    // @jsquash/jpeg mozjpeg, whole image, tuned: baseline, no progressive scans, 4:2:0 (trellis cannot be disabled).
+    "mozjpeg-baseline": { encoder: "mozjpeg" },
+    // @jsquash/jpeg mozjpeg with its own defaults (progressive, optimize_coding, auto subsampling) at quality 100.
+    "jsquash-defaults": {
+      encoder: "mozjpeg",
+      baseline: false,
+      progressive: true,
+      optimize_coding: true,
+      auto_subsample: true,
+    },
+  }[name],
+}));
 
 async function imageFiles() {
   mkdirSync(CACHE, { recursive: true });
