@@ -14,6 +14,8 @@ async function cdn() {
     "/photo.png": () => new Response(png, { headers: { "Content-Type": "image/png" } }),
     "/anim.gif": () => new Response(GIF_1X1),
     "/clip.mp4": () => new Response(isoBmff(3000), { headers: { "Content-Type": "video/mp4" } }),
+    "/long.mp4": () =>
+      new Response(isoBmff(3000, "isom", { seconds: 200 }), { headers: { "Content-Type": "video/mp4" } }),
     "/doc.pdf": () => new Response("%PDF-1.4 nope"),
     "/big.jpg": () => new Response(jpegHeader(10, 10, 10 * 1024 * 1024 + 10)),
     "/missing.png": () => new Response("no", { status: 404 }),
@@ -189,5 +191,18 @@ describe("refusalReason", () => {
       expect(refused(url), url).toBe(false);
     }
     expect(refusalReason(new URL("http://127.0.0.1:8787/"), true)).toBeNull();
+  });
+
+  it("lists a file an enabled network can never publish as failed (issue 16), and stores nothing for it", async () => {
+    const stop = await cdn();
+    const ws = await createTestWorkspace();
+    const { postId } = await insertPost(ws, [{ platform: "facebook", contentType: "facebook_reel" }]);
+    const before = await bucketKeys();
+    const res = await ws.api("POST", `/api/posts/${postId}/media/from-url`, { urls: [u("/long.mp4"), u("/clip.mp4")] });
+    stop();
+    expect(res.status).toBe(200);
+    expect([res.body.attached_count, res.body.failed_urls]).toEqual([1, [u("/long.mp4")]]);
+    expect(res.body.post.media.map((m: { duration_seconds: number }) => m.duration_seconds)).toEqual([12.5]);
+    expect((await bucketKeys()).length).toBe(before.length + 1);
   });
 });

@@ -3,6 +3,7 @@ import { log } from "../../lib/logger";
 import { FetchRefusedError, fetchMedia } from "../../media/fetch-url";
 import { ingestMedia, MediaRejectedError } from "../../media/ingest";
 import { getPost } from "../posts/get-post";
+import { unpublishableProblems } from "./file-rules";
 import { ingestLimits, mediaTarget } from "./media-target";
 import { type MediaRow, mediaRow, recordMedia } from "./record-media";
 
@@ -51,7 +52,13 @@ export async function attachMediaFromUrls(ctx: WorkspaceContext, postId: string,
         filename: filenameOf(fetched.url),
         limits,
       });
-      return mediaRow(ctx, stored);
+      const row = mediaRow(ctx, stored);
+      // Issue 16: a file an enabled network can never publish (and that cannot be fitted) is a failed URL.
+      const problems = unpublishableProblems(target, row);
+      if (problems.length === 0) return row;
+      await ctx.env.MEDIA_BUCKET.delete(row.path);
+      log("info", "media_url_failed", { request_id: ctx.requestId, reason: problems.join(" ") });
+      return null;
     } catch (err) {
       const known = err instanceof FetchRefusedError || err instanceof MediaRejectedError;
       log(known ? "info" : "warn", "media_url_failed", {

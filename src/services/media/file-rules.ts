@@ -11,6 +11,14 @@ import type { MediaRow } from "./record-media";
  * limit pass: they are fitted at publish time.
  */
 export async function refuseUnpublishable(ctx: WorkspaceContext, target: MediaTarget, row: MediaRow): Promise<void> {
+  const problems = unpublishableProblems(target, row);
+  if (problems.length === 0) return;
+  await ctx.env.MEDIA_BUCKET.delete(row.path);
+  throw validationError({ media: problems });
+}
+
+/** Every per-file rule of the post's enabled rows that this stored file breaks (empty when it can be published). */
+export function unpublishableProblems(target: MediaTarget, row: MediaRow): string[] {
   const item = {
     type: row.type,
     mimeType: row.mimeType,
@@ -20,8 +28,5 @@ export async function refuseUnpublishable(ctx: WorkspaceContext, target: MediaTa
     durationSeconds: row.durationSeconds,
     originalFilename: row.originalFilename,
   };
-  const problems = [...new Set(target.rows.flatMap((r) => checkFileRules(r.platform, r.contentType, item)))];
-  if (problems.length === 0) return;
-  await ctx.env.MEDIA_BUCKET.delete(row.path);
-  throw validationError({ media: problems });
+  return [...new Set(target.rows.flatMap((r) => checkFileRules(r.platform, r.contentType, item)))];
 }
