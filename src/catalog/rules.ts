@@ -16,7 +16,36 @@ export interface RuleInput {
   content: string | null | undefined;
   /** Each item's type at least; the media rules use the format, size, dimensions and duration when given. */
   media: readonly RuleMedia[];
+  /** What the account's own server says (a Mastodon instance's limits); the catalog's values otherwise. */
+  limits?: AccountTextLimits;
 }
+
+/** A Mastodon instance's `configuration.statuses` as stored on the account (docs/text-counting.md). */
+export interface AccountTextLimits {
+  maxContentLength?: number;
+  urlLength?: number;
+}
+
+const positiveInt = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined;
+
+/**
+ * The limits stored on an account's `meta` by the Mastodon instance check (`max_characters`,
+ * `characters_reserved_per_url`); undefined for other platforms or when never read.
+ */
+export function accountTextLimits(platform: string, meta: Record<string, unknown> | null | undefined) {
+  if (platform !== "mastodon" || !meta) return undefined;
+  const limits: AccountTextLimits = {
+    maxContentLength: positiveInt(meta.max_characters),
+    urlLength: positiveInt(meta.characters_reserved_per_url),
+  };
+  return limits.maxContentLength || limits.urlLength ? limits : undefined;
+}
+
+const maxLength = (input: RuleInput) =>
+  input.limits?.maxContentLength ?? platformSpec(input.platform).max_content_length;
+const lengthOf = (input: RuleInput) =>
+  contentLength(input.platform, input.content ?? "", { urlLength: input.limits?.urlLength });
 
 export interface RuleProblem {
   field: "content" | "media";
@@ -36,10 +65,9 @@ const kindList = (kinds: readonly string[]) => (kinds.length === 1 ? `${kinds[0]
 
 /** Lengths and caps of one target, counted the way its platform counts. */
 export function measurePlatform(input: RuleInput): RuleMeasure {
-  const spec = platformSpec(input.platform);
   return {
-    content_length: contentLength(input.platform, input.content ?? ""),
-    max_content_length: spec.max_content_length,
+    content_length: lengthOf(input),
+    max_content_length: maxLength(input),
     media_count: input.media.length,
     max_media_count: isContentType(input.contentType) ? contentTypeSpec(input.contentType).max_media_count : 0,
   };
@@ -55,12 +83,10 @@ export function contentTooLongMessage(phase: RulePhase, label: string, max: numb
 export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedule"): RuleProblem[] {
   const problems: RuleProblem[] = [];
   const spec = platformSpec(input.platform);
-  const length = contentLength(input.platform, input.content ?? "");
-  if (length > spec.max_content_length) {
-    problems.push({
-      field: "content",
-      message: contentTooLongMessage(phase, spec.label, spec.max_content_length, length),
-    });
+  const length = lengthOf(input);
+  const max = maxLength(input);
+  if (length > max) {
+    problems.push({ field: "content", message: contentTooLongMessage(phase, spec.label, max, length) });
   }
   if (!isContentType(input.contentType) || !contentTypeFitsPlatform(input.platform, input.contentType)) {
     problems.push({

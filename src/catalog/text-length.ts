@@ -6,8 +6,11 @@ import { COUNTRY_TLDS, GENERIC_TLDS } from "./tlds";
  * - X: twitter-text v3 weighted length — NFC, every URL 23, each emoji sequence 2, code points in
  *   U+0000–U+10FF, U+2000–U+200D, U+2010–U+201F, U+2032–U+2037 weigh 1, everything else 2.
  * - Bluesky: grapheme clusters (Intl.Segmenter), as its lexicon validates `maxGraphemes`.
- * - Mastodon: code points, with each http(s) URL counted as 23 and a remote mention `@user@domain` as `@user`
- *   (Mastodon's StatusLengthValidator).
+ * - Mastodon: grapheme clusters, with each http(s) URL counted as the instance's `characters_reserved_per_url`
+ *   (23) and a remote mention `@user@domain` as `@user` (Mastodon's StatusLengthValidator: `each_grapheme_cluster`).
+ * - Threads: code points, except that each emoji counts its UTF-8 bytes (Threads API "Posts": "Emojis are counted
+ *   as the number of UTF-8 bytes").
+ * - TikTok: UTF-16 code units (Content Posting API: "2200 UTF-16 runes").
  * - Everyone else: Unicode code points.
  *
  * Why not the npm `twitter-text` package: it pulls core-js 2 (global polyfills), punycode and twemoji-parser
@@ -208,27 +211,54 @@ export function graphemeLength(text: string): number {
 
 const REMOTE_MENTION = /(^|[^\p{L}\p{N}_/])@([a-z0-9_]+(?:[a-z0-9_.-]+[a-z0-9_]+)?)@[a-z0-9.-]+[a-z0-9]/giu;
 
-/** Mastodon: code points, each http(s) URL as 23 and `@user@domain` as `@user`. */
-export function mastodonLength(text: string): number {
+/**
+ * Mastodon: grapheme clusters, each http(s) URL as `urlLength` (the instance's `characters_reserved_per_url`,
+ * 23 on Mastodon) and `@user@domain` as `@user`.
+ */
+export function mastodonLength(text: string, urlLength = URL_LENGTH): number {
   let countable = "";
   let last = 0;
   for (const u of extractUrls(text, { withoutProtocol: false })) {
-    countable += text.slice(last, u.start) + "x".repeat(URL_LENGTH);
+    countable += text.slice(last, u.start) + "x".repeat(urlLength);
     last = u.end;
   }
   countable += text.slice(last);
-  return codePointLength(countable.replace(REMOTE_MENTION, "$1@$2"));
+  return graphemeLength(countable.replace(REMOTE_MENTION, "$1@$2"));
+}
+
+const utf8 = new TextEncoder();
+
+/** Threads: code points, each emoji (a whole RGI sequence) counting its UTF-8 bytes. */
+export function threadsLength(text: string): number {
+  let n = 0;
+  let last = 0;
+  for (const e of text.matchAll(EMOJI)) {
+    n += codePointLength(text.slice(last, e.index)) + utf8.encode(e[0]).byteLength;
+    last = e.index + e[0].length;
+  }
+  return n + codePointLength(text.slice(last));
+}
+
+/** What an account's own server says about lengths (Mastodon's instance configuration). */
+export interface TextCountOptions {
+  /** Characters each URL counts for (Mastodon `characters_reserved_per_url`). */
+  urlLength?: number;
 }
 
 /** Length of `text` as `platform` counts it. */
-export function contentLength(platform: Platform | string, text: string): number {
+export function contentLength(platform: Platform | string, text: string, opts: TextCountOptions = {}): number {
   switch (platform) {
     case "x":
       return xWeightedLength(text);
     case "bluesky":
       return graphemeLength(text);
     case "mastodon":
-      return mastodonLength(text);
+      return mastodonLength(text, opts.urlLength);
+    case "threads":
+      return threadsLength(text);
+    case "tiktok":
+      // UTF-16 code units: what JavaScript's length counts.
+      return text.length;
     default:
       return codePointLength(text);
   }

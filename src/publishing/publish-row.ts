@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import { checkPlatformRules } from "../catalog/rules";
+import { accountTextLimits, checkPlatformRules } from "../catalog/rules";
 import type { ServiceContext } from "../context";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
@@ -14,6 +14,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from "../platforms/types";
+import { refreshMastodonLimits } from "../services/social-accounts/mastodon-instance";
 import { loadAccount, markTokenExpired, needsRefresh, refreshAccount } from "./accounts";
 import { createAdapterContext } from "./context";
 import { PUBLISH_ERRORS } from "./errors";
@@ -141,7 +142,10 @@ async function publishClaimed(
 
   const items = await loadPostMedia(ctx, row.postId);
   const meta = { ...(row.meta ?? {}) };
-  checkRules(row, post.content, items, meta, accountRow.meta ?? {});
+  // A Mastodon account counts against its instance's limit, read again once a day old (docs/text-counting.md).
+  const accountMeta =
+    row.platform === "mastodon" ? await refreshMastodonLimits(ctx, accountRow) : (accountRow.meta ?? {});
+  checkRules(row, post.content, items, meta, accountMeta);
   // Images over the network's limits go out as their fitted variants (issue 16); the original never changes.
   const sent = await fitMediaForRow(ctx, row.platform, row.contentType, items).catch((err: unknown) => {
     throw err instanceof VariantError ? new RowFailure(err.message) : err;
@@ -250,7 +254,13 @@ function checkRules(
   }
   // The length problem (worded for publish time) comes first, then media problems.
   const problems = checkPlatformRules(
-    { platform: row.platform, contentType: row.contentType, content, media: items },
+    {
+      platform: row.platform,
+      contentType: row.contentType,
+      content,
+      media: items,
+      limits: accountTextLimits(row.platform, accountMeta),
+    },
     "publish",
   );
   const problem = problems.find((p) => p.field === "content") ?? problems[0];

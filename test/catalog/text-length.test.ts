@@ -77,12 +77,46 @@ describe("Mastodon", () => {
     expect(mastodonLength("bare example.com stays")).toBe(22);
     expect(contentLength("mastodon", "😀😀")).toBe(2);
   });
+
+  it("counts grapheme clusters, as StatusLengthValidator's each_grapheme_cluster does", () => {
+    // A family ZWJ sequence, a flag and a combining accent: one character each (code points would say 7 + 2 + 2).
+    expect(mastodonLength("👨‍👩‍👧🇫🇷e\u0301")).toBe(3);
+    expect(contentLength("mastodon", `${"👍🏽".repeat(500)}`)).toBe(500);
+  });
+
+  it("counts URLs as the instance's characters_reserved_per_url", () => {
+    const text = `see https://example.com/${"p".repeat(60)}`;
+    expect(contentLength("mastodon", text)).toBe(4 + 23);
+    expect(contentLength("mastodon", text, { urlLength: 30 })).toBe(4 + 30);
+  });
+});
+
+describe("Threads (emoji count their UTF-8 bytes)", () => {
+  it("counts code points, and each emoji as its UTF-8 byte length", () => {
+    expect(contentLength("threads", "hello")).toBe(5);
+    expect(contentLength("threads", "😀")).toBe(4);
+    expect(contentLength("threads", "👍🏽")).toBe(8);
+    expect(contentLength("threads", "👨‍👩‍👧")).toBe(18);
+    expect(contentLength("threads", "é 日本")).toBe(4);
+    // 125 emoji of 4 bytes fill the 500 limit; one more character is over.
+    expect(contentLength("threads", "😀".repeat(125))).toBe(500);
+    expect(contentLength("threads", `${"😀".repeat(125)}!`)).toBe(501);
+  });
+});
+
+describe("TikTok (UTF-16 code units)", () => {
+  it("counts UTF-16 units: an astral emoji is 2", () => {
+    expect(contentLength("tiktok", "hi 😀")).toBe(5);
+    expect(contentLength("tiktok", "👍🏽")).toBe(4);
+    expect(contentLength("tiktok", "é")).toBe(1);
+    expect(contentLength("tiktok", "😀".repeat(1100))).toBe(2200);
+  });
 });
 
 describe("other platforms", () => {
   it("count Unicode code points", () => {
     expect(contentLength("linkedin", "😀😀 https://example.com")).toBe(22);
-    expect(contentLength("threads", "e\u0301")).toBe(2);
+    expect(contentLength("pinterest", "e\u0301")).toBe(2);
     expect(contentLength("facebook", "")).toBe(0);
   });
 });

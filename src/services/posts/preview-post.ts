@@ -1,5 +1,5 @@
 import { and, asc, eq } from "drizzle-orm";
-import { checkPlatformRules, measurePlatform } from "../../catalog/rules";
+import { accountTextLimits, checkPlatformRules, measurePlatform } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
 import { aliased } from "../../db/aliased";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../../db/schema";
@@ -65,7 +65,13 @@ export async function previewPost(ctx: WorkspaceContext, postId: string): Promis
   ]);
   if (!post) throw notFound();
   return rows.map(({ row, account }) => {
-    const input = { platform: row.platform, contentType: row.contentType, content: post.content, media: mediaRows };
+    const input = {
+      platform: row.platform,
+      contentType: row.contentType,
+      content: post.content,
+      media: mediaRows,
+      limits: accountTextLimits(row.platform, account.meta),
+    };
     return {
       post_platform_id: row.id,
       platform: row.platform,

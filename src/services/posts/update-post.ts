@@ -1,7 +1,7 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { RuleMedia } from "../../catalog/media-rules";
-import { checkPlatformRules } from "../../catalog/rules";
+import { type AccountTextLimits, checkPlatformRules } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
 import { insertJsonRows, updateJsonRows } from "../../db/json-params";
 import {
@@ -21,6 +21,7 @@ import type { PostResource } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
 import { releaseUnreferencedMedia } from "../media/release-media";
 import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
+import { textLimitsByAccount } from "../social-accounts/mastodon-instance";
 import { postEvent } from "../webhooks/outbox";
 import { getPost } from "./get-post";
 import {
@@ -272,6 +273,8 @@ export async function checkUpdatePost(
       media: nextMedia,
       rows: enabledRows,
       skip: malformed,
+      // Mastodon rows count against their instance's limit when it is known (docs/text-counting.md).
+      limits: await textLimitsByAccount(ctx, enabledRows),
     });
   }
   if (target === "publishing" && enabledRows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
@@ -451,6 +454,7 @@ function checkSchedule(
     rows: PlatformRow[];
     /** Fields that failed the shape check: their rules are not run against the old values. */
     skip?: ReadonlySet<string>;
+    limits: Map<string, AccountTextLimits>;
   },
 ): void {
   if (s.scheduledAt === null) bag.add("scheduled_at", "The scheduled at field is required when status is scheduled.");
@@ -462,6 +466,7 @@ function checkSchedule(
       contentType: row.contentType,
       content: s.content,
       media: s.media,
+      limits: s.limits.get(row.socialAccountId),
     })) {
       if (s.skip?.has(problem.field)) continue;
       // One message per platform even when two rows share a platform and a content type.

@@ -6,6 +6,7 @@ import { presentSocialAccount } from "../../presenters/resources";
 import { upsertAccounts } from "../connect/upsert-accounts";
 import { accountEvent } from "../webhooks/outbox";
 import type { AccountCredentials } from "./credentials";
+import { fetchMastodonLimits, limitsMeta } from "./mastodon-instance";
 import { verifyBluesky, verifyMastodon } from "./verify-account";
 
 export interface ConnectAccountInput {
@@ -65,6 +66,9 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
     const instance = String(meta.instance ?? "").replace(/\/+$/, "");
     meta.instance = instance;
     const account = await verifyMastodon(outboundPolicy(ctx), instance, input.credentials.access_token ?? "");
+    // The instance's own character limit (docs/text-counting.md); unreadable → the catalog's 500 / 23.
+    const limits = await fetchMastodonLimits(outboundPolicy(ctx), instance);
+    if (limits) Object.assign(meta, limitsMeta(limits, ctx.now()));
     platformUserId = account.id;
     avatarUrl = avatarUrl ?? account.avatar;
     credentials = { access_token: input.credentials.access_token };

@@ -5,7 +5,7 @@ import { json, ScriptedFake } from "./scripted";
  * A Mastodon instance that answers like the real one (platforms.md §12): `{"error": "..."}` bodies, 401 for a bad
  * token, `X-RateLimit-*` headers on every response with the reset as ISO 8601, media that is processed at once
  * (images, 200) or asynchronously (video, 202 then 206 on polls, then 200), 422 when a status attaches unprocessed
- * media or exceeds 500 characters (URLs count 23), and `Idempotency-Key` returning the first status.
+ * media or exceeds the instance's limit (`maxCharacters`, 500; graphemes, URLs count 23; GET /api/v2/instance says so), and `Idempotency-Key` returning the first status.
  */
 export const MASTODON = "https://mastodon.fake";
 
@@ -35,6 +35,9 @@ export class FakeMastodon extends ScriptedFake {
   readonly idempotency = new Map<string, string>();
   accountId = "109000000000000001";
   username = "alice";
+  /** The instance's `configuration.statuses` (GET /api/v2/instance); the status limit follows it. */
+  maxCharacters = 500;
+  charactersReservedPerUrl = 23;
   /** GET /api/v1/media/:id answers 206 this many times for a video before 200. */
   videoProcessingPolls = 2;
   private nextId = 110000000000000000n;
@@ -114,6 +117,23 @@ export class FakeMastodon extends ScriptedFake {
     const { key, url } = this.log(req);
     const scripted = this.scriptedFor(key);
     if (scripted) return scripted(req);
+    // Public: no token needed (Mastodon docs, GET /api/v2/instance; trimmed to what matters here).
+    if (key === "GET /api/v2/instance") {
+      return this.respond(200, {
+        domain: "mastodon.fake",
+        title: "Mastodon Fake",
+        version: "4.5.0",
+        configuration: {
+          urls: { streaming: "wss://mastodon.fake" },
+          accounts: { max_featured_tags: 10, max_pinned_statuses: 5 },
+          statuses: {
+            max_characters: this.maxCharacters,
+            max_media_attachments: 4,
+            characters_reserved_per_url: this.charactersReservedPerUrl,
+          },
+        },
+      });
+    }
     const token = req.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
     if (!this.tokens.has(token)) return this.respond(401, { error: "The access token is invalid" });
 
@@ -162,8 +182,14 @@ export class FakeMastodon extends ScriptedFake {
       const text = body.status ?? "";
       const mediaIds = body.media_ids ?? [];
       if (!text && mediaIds.length === 0) return this.respond(422, { error: "Validation failed: Text can't be blank" });
-      const length = [...text.replace(/https?:\/\/\S+/g, "x".repeat(23))].length;
-      if (length > 500) return this.respond(422, { error: "Validation failed: Text character limit of 500 exceeded" });
+      // StatusLengthValidator: grapheme clusters, each URL as characters_reserved_per_url.
+      const countable = text.replace(/https?:\/\/\S+/g, "x".repeat(this.charactersReservedPerUrl));
+      const length = [...new Intl.Segmenter("en", { granularity: "grapheme" }).segment(countable)].length;
+      if (length > this.maxCharacters) {
+        return this.respond(422, {
+          error: `Validation failed: Text character limit of ${this.maxCharacters} exceeded`,
+        });
+      }
       for (const id of mediaIds) {
         const m = this.media.get(id);
         if (!m) return this.respond(422, { error: "Validation failed: Media ids are invalid" });

@@ -17,7 +17,7 @@ import {
 /**
  * A fake Threads Graph host (platforms.md §7) on `https://threads.fake`: containers (`POST /v1.0/{user}/threads`)
  * IN_PROGRESS → FINISHED | ERROR with `status` + `error_message`, `threads_publish` refusing unfinished containers,
- * the 500-UTF-8-byte text limit and the 5-link rule, permalinks, insights and `th_refresh_token`. Errors use the
+ * the 500-character text limit (emoji counted as their UTF-8 bytes) and the 5-link rule, permalinks, insights and `th_refresh_token`. Errors use the
  * Graph envelope (expired token = 400 / 190). Every request is recorded in `calls`.
  */
 
@@ -32,6 +32,18 @@ interface ThreadsContainer {
 }
 
 const METRICS = ["views", "likes", "replies", "reposts", "quotes", "shares"];
+
+/** Threads' own count: characters, each emoji as its UTF-8 bytes (independent of the code under test). */
+function threadsTextLength(text: string): number {
+  let n = 0;
+  for (const segment of new Intl.Segmenter("en", { granularity: "grapheme" }).segment(text)) {
+    const g = segment.segment;
+    n += /\p{Extended_Pictographic}|\p{Regional_Indicator}/u.test(g)
+      ? new TextEncoder().encode(g).byteLength
+      : [...g].length;
+  }
+  return n;
+}
 
 export class ThreadsFake {
   readonly calls: RecordedCall[] = [];
@@ -100,7 +112,8 @@ export class ThreadsFake {
   private create(owner: string, p: Record<string, unknown>): Response {
     const type = String(p.media_type ?? "");
     const text = p.text === undefined ? "" : String(p.text);
-    if (new TextEncoder().encode(text).byteLength > 500) {
+    // "Text posts are limited to 500 characters. Emojis are counted as the number of UTF-8 bytes."
+    if (threadsTextLength(text) > 500) {
       return graphErrorResponse(400, {
         message: "Param text must be at most 500 characters long.",
         type: "THApiException",

@@ -1,0 +1,98 @@
+import { eq, sql } from "drizzle-orm";
+import { type AccountTextLimits, accountTextLimits } from "../../catalog/rules";
+import type { ServiceContext } from "../../context";
+import { socialAccounts } from "../../db/schema";
+import { log } from "../../lib/logger";
+import { guardedFetch, type OutboundPolicy, readGuardedJson } from "../../lib/outbound-guard";
+
+/**
+ * A Mastodon account's character limit is its instance's (`GET /api/v2/instance` →
+ * `configuration.statuses.max_characters`, and `characters_reserved_per_url` for each link; Mastodon docs,
+ * "instance" methods and the Instance entity). Read when the account connects, stored on the account's `meta`
+ * (`max_characters`, `characters_reserved_per_url`, `instance_checked_at`), and read again at publish time once a
+ * day old. Public, unauthenticated; the instance is the client's choice, so the call goes through the outbound
+ * guard. Any failure leaves the stored (or default 500 / 23) limits: a limit that could not be read never blocks.
+ */
+export const INSTANCE_LIMITS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
+const TIMEOUT_MS = 10_000;
+const MAX_BYTES = 512 * 1024;
+
+export interface MastodonLimits {
+  max_characters: number;
+  characters_reserved_per_url: number;
+}
+
+const positiveInt = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
+
+export async function fetchMastodonLimits(
+  policy: OutboundPolicy,
+  instance: string,
+  fetcher?: typeof fetch,
+): Promise<MastodonLimits | null> {
+  try {
+    const res = await guardedFetch(
+      `${instance.replace(/\/+$/, "")}/api/v2/instance`,
+      { headers: { Accept: "application/json" } },
+      { ...policy, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_BYTES, fetcher },
+    );
+    if (!res.ok) return null;
+    const body = await readGuardedJson<{ configuration?: { statuses?: Record<string, unknown> } }>(res);
+    const statuses = body?.configuration?.statuses;
+    const max = positiveInt(statuses?.max_characters);
+    if (!max) return null;
+    return {
+      max_characters: max,
+      characters_reserved_per_url: positiveInt(statuses?.characters_reserved_per_url) ?? 23,
+    };
+  } catch (err) {
+    log("warn", "mastodon_instance_unreadable", { instance, reason: err instanceof Error ? err.message : String(err) });
+    return null;
+  }
+}
+
+/** The meta fields a fresh read stores. */
+export const limitsMeta = (limits: MastodonLimits, now: number) => ({ ...limits, instance_checked_at: now });
+
+/**
+ * At publish time: reads the instance's limits again when the stored ones are a day old (or missing) and stores
+ * them (one `json_patch` UPDATE, so other meta keys written meanwhile are kept). Returns the account meta to use.
+ */
+export async function refreshMastodonLimits(
+  ctx: Pick<ServiceContext, "db" | "config" | "now">,
+  account: { id: string; meta: Record<string, unknown> | null },
+): Promise<Record<string, unknown>> {
+  const meta = account.meta ?? {};
+  const checkedAt = typeof meta.instance_checked_at === "number" ? meta.instance_checked_at : 0;
+  const instance = typeof meta.instance === "string" ? meta.instance : "";
+  if (!instance || ctx.now() - checkedAt < INSTANCE_LIMITS_MAX_AGE_MS) return meta;
+  const limits = await fetchMastodonLimits({ allowPrivate: ctx.config.MEDIA_FETCH_ALLOW_PRIVATE }, instance);
+  // Unreadable: try again at the next publish after a day, keep what is stored.
+  const patch = limits ? limitsMeta(limits, ctx.now()) : { instance_checked_at: ctx.now() };
+  await ctx.db
+    .update(socialAccounts)
+    .set({ meta: sql`json_patch(${socialAccounts.meta}, ${JSON.stringify(patch)})` })
+    .where(eq(socialAccounts.id, account.id));
+  return { ...meta, ...patch };
+}
+
+/**
+ * Schedule-time validation: the stored instance limits of the Mastodon accounts among `rows` (one statement, one
+ * bound parameter, only when there is a Mastodon row).
+ */
+export async function textLimitsByAccount(
+  ctx: Pick<ServiceContext, "db">,
+  rows: readonly { platform: string; socialAccountId: string }[],
+): Promise<Map<string, AccountTextLimits>> {
+  const ids = [...new Set(rows.filter((r) => r.platform === "mastodon").map((r) => r.socialAccountId))];
+  const out = new Map<string, AccountTextLimits>();
+  if (ids.length === 0) return out;
+  const found = await ctx.db
+    .select({ id: socialAccounts.id, meta: socialAccounts.meta })
+    .from(socialAccounts)
+    .where(sql`${socialAccounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
+  for (const a of found) {
+    const limits = accountTextLimits("mastodon", a.meta);
+    if (limits) out.set(a.id, limits);
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { MASTODON } from "../support/fakes/mastodon";
+import type { TestWorkspace } from "../support/harness";
+import { type Fakes, installFakes } from "./platforms";
+import { createTestWorkspace, deliver, readRow, seedPost } from "./support";
+
+let fakes: Fakes;
+beforeEach(() => {
+  fakes = installFakes();
+});
+afterEach(() => {
+  vi.useRealTimers();
+  fakes.uninstall();
+});
+
+async function connectMastodon(ws: TestWorkspace): Promise<string> {
+  const res = await ws.api("POST", "/api/social-accounts", {
+    platform: "mastodon",
+    display_name: "Alice on Mastodon",
+    username: "alice",
+    credentials: { access_token: "masto-token" },
+    meta: { instance: MASTODON },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+const accountMeta = async (id: string) =>
+  JSON.parse(
+    (await env.DB.prepare("SELECT meta FROM social_accounts WHERE id = ?").bind(id).first<{ meta: string }>())!.meta,
+  );
+
+async function schedule(ws: TestWorkspace, accountId: string, content: string) {
+  const created = await ws.api("POST", "/api/posts", {
+    content,
+    platforms: [{ social_account_id: accountId, content_type: "mastodon_post" }],
+  });
+  expect(created.status).toBe(201);
+  return ws.api("PUT", `/api/posts/${created.body.id}`, {
+    status: "scheduled",
+    scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+  });
+}
+
+describe("Mastodon: the instance's character limit", () => {
+  it("is read when the account connects and used when scheduling (graphemes, URLs as the instance says)", async () => {
+    fakes.mastodon.maxCharacters = 1000;
+    fakes.mastodon.charactersReservedPerUrl = 30;
+    const ws = await createTestWorkspace();
+    const id = await connectMastodon(ws);
+    expect(await accountMeta(id)).toEqual({
+      instance: MASTODON,
+      max_characters: 1000,
+      characters_reserved_per_url: 30,
+      instance_checked_at: expect.any(Number),
+    });
+
+    // 950 emoji with skin tone (1,900 code points) are 950 graphemes: fits this instance.
+    expect((await schedule(ws, id, "👍🏽".repeat(950))).status).toBe(200);
+    const tooLong = await schedule(ws, id, `${"a".repeat(980)} https://example.com/${"p".repeat(40)}`);
+    expect([tooLong.status, tooLong.body]).toEqual([
+      422,
+      {
+        message: "Mastodon: too long by 11 characters (max 1000).",
+        errors: { content: ["Mastodon: too long by 11 characters (max 1000)."] },
+      },
+    ]);
+    // The catalog keeps the contract's 500 (GET /api/content-types).
+    const types = await ws.api("GET", "/api/content-types");
+    expect(types.body.platforms.find((p: { platform: string }) => p.platform === "mastodon").max_content_length).toBe(
+      500,
+    );
+  });
+
+  it("an instance that cannot be read leaves the default 500 and does not block the connection", async () => {
+    fakes.mastodon.inject("GET /api/v2/instance", fakes.mastodon.unavailable(503));
+    const ws = await createTestWorkspace();
+    const id = await connectMastodon(ws);
+    expect(await accountMeta(id)).toEqual({ instance: MASTODON });
+    const res = await schedule(ws, id, "x".repeat(501));
+    expect([res.status, res.body.errors]).toEqual([422, { content: ["Mastodon: too long by 1 character (max 500)."] }]);
+  });
+
+  it("is kept current: a day later, publishing reads the instance again and counts against the new limit", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t0 = Date.now();
+    vi.setSystemTime(t0);
+    fakes.mastodon.maxCharacters = 1000;
+    const ws = await createTestWorkspace();
+    const id = await connectMastodon(ws);
+    const text = "y".repeat(700);
+
+    const first = await seedPost(ws, {
+      content: text,
+      rows: [{ accountId: id, platform: "mastodon", contentType: "mastodon_post" }],
+    });
+    await deliver(first.messages);
+    expect((await readRow(first.rowIds[0]!))!.status).toBe("published");
+    expect(fakes.mastodon.count("GET /api/v2/instance")).toBe(1);
+
+    // The instance lowers its limit; within a day the stored one is used, after a day it is read again.
+    fakes.mastodon.maxCharacters = 600;
+    vi.setSystemTime(t0 + 25 * 3_600_000);
+    const second = await seedPost(ws, {
+      content: text,
+      rows: [{ accountId: id, platform: "mastodon", contentType: "mastodon_post" }],
+    });
+    await deliver(second.messages);
+    expect(await readRow(second.rowIds[0]!)).toMatchObject({
+      status: "failed",
+      error_message: "Content exceeds Mastodon limit of 600 characters (700 provided).",
+    });
+    expect(fakes.mastodon.count("GET /api/v2/instance")).toBe(2);
+    expect(await accountMeta(id)).toMatchObject({ max_characters: 600, instance_checked_at: t0 + 25 * 3_600_000 });
+    expect(fakes.mastodon.statuses.size).toBe(1);
+  });
+});
