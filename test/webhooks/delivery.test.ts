@@ -194,5 +194,47 @@ describe("delivery attempts", () => {
     expect(recorder.sent).toEqual([{ body: { delivery_id: row!.id, endpoint_id: id, attempt: 1 } }]);
     // Not again on the next tick.
     expect(await sweepWebhookDeliveries(testContext({ now: Date.now() }, recordingQueue().queue))).toBe(0);
+
+    // An attempt interrupted mid-send (the Worker stopped) counts as made; the next one is enqueued.
+    await env.DB.prepare(
+      "UPDATE webhook_deliveries SET status = 'sending', attempts = 1, last_attempt_at = ? WHERE id = ?",
+    )
+      .bind(Date.now() - 6 * 60_000, row!.id)
+      .run();
+    const again = recordingQueue();
+    expect(await sweepWebhookDeliveries(testContext({ now: Date.now() }, again.queue))).toBe(1);
+    expect(again.sent).toEqual([{ body: { delivery_id: row!.id, endpoint_id: id, attempt: 2 } }]);
+    expect((await readDeliveries(id))[0]).toMatchObject({ status: "pending", error: "The attempt was interrupted." });
+  });
+});
+
+describe("retention", () => {
+  it("deletes events older than 30 days with their finished deliveries, and keeps unfinished ones", async () => {
+    const ws = await createTestWorkspace();
+    const { id } = await createEndpoint(ws, "https://example.com/old", ["media.uploaded"]);
+    const old = Date.now() - 31 * 86400_000;
+    const stmts = [];
+    for (const [n, status] of [
+      [1, "succeeded"],
+      [2, "failed"],
+      [3, "pending"],
+    ] as const) {
+      stmts.push(
+        env.DB.prepare(
+          "INSERT INTO webhook_events (id, workspace_id, type, subject, payload, created_at, dispatched_at) VALUES (?, ?, 'media.uploaded', '{}', '{}', ?, ?)",
+        ).bind(`msg_old${n}`, ws.workspaceId, old, old),
+        env.DB.prepare(
+          "INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)",
+        ).bind(crypto.randomUUID(), ws.workspaceId, id, `msg_old${n}`, status, Date.now() + 3600_000, old, old),
+      );
+    }
+    await env.DB.batch(stmts);
+    await recordAndDispatch(ws); // a fresh event stays
+    const { pruneWebhookEvents } = await import("../../src/services/webhooks/consumer");
+    expect(await pruneWebhookEvents(testContext({ now: Date.now() }, recordingQueue().queue))).toBe(2);
+    expect((await readEvents(ws.workspaceId)).map((e) => e.id).filter((e) => e.startsWith("msg_old"))).toEqual([
+      "msg_old3",
+    ]);
+    expect((await readDeliveries(id)).map((d) => d.status).sort()).toEqual(["pending", "pending"]);
   });
 });

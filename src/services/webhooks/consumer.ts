@@ -1,9 +1,9 @@
 import { and, eq, lte, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
-import { webhookDeliveries } from "../../db/schema";
+import { webhookDeliveries, webhookEvents } from "../../db/schema";
 import { errorFields, log } from "../../lib/logger";
 import { attemptDelivery } from "./deliver";
-import { LOST_MESSAGE_GRACE_MS } from "./delivery-policy";
+import { LOST_MESSAGE_GRACE_MS, RETENTION_DELETES_PER_TICK, WEBHOOK_RETENTION_MS } from "./delivery-policy";
 import { dispatchRecordedEvents } from "./kick";
 import { enqueueWebhookMessages, type WebhookMessage, WebhookMessageSchema } from "./messages";
 
@@ -74,5 +74,24 @@ export async function sweepWebhookDeliveries(ctx: ServiceContext): Promise<numbe
     ctx.env.WEBHOOK_QUEUE,
     overdue.map((d) => ({ delivery_id: d.id, endpoint_id: d.endpointId, attempt: d.attempts + 1 })),
   );
+  await pruneWebhookEvents(ctx);
   return overdue.length;
+}
+
+/**
+ * Retention: events older than WEBHOOK_RETENTION_MS whose deliveries are all finished are deleted with their
+ * delivery log (ON DELETE CASCADE), a bounded number per tick.
+ */
+export async function pruneWebhookEvents(ctx: ServiceContext): Promise<number> {
+  const cutoff = ctx.now() - WEBHOOK_RETENTION_MS;
+  const deleted = await ctx.db
+    .delete(webhookEvents)
+    .where(
+      sql`${webhookEvents.id} IN (SELECT ev.id FROM webhook_events ev WHERE ev.created_at < ${cutoff}
+        AND ev.dispatched_at IS NOT NULL
+        AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = ev.id AND d.status IN ('pending', 'sending'))
+        LIMIT ${RETENTION_DELETES_PER_TICK})`,
+    )
+    .returning({ id: webhookEvents.id });
+  return deleted.length;
 }

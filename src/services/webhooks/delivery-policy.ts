@@ -19,5 +19,10 @@ export const RESPONSE_EXCERPT_BYTES = 256;
 /** The old secret of a rotation keeps signing (beside the new one) for this long. */
 export const SECRET_ROTATION_GRACE_MS = 24 * 3600 * 1000;
 
+/** Events and their delivery logs are kept this long after they happened, once every delivery is finished. */
+export const WEBHOOK_RETENTION_MS = 30 * 24 * 3600 * 1000;
+/** Events deleted per cron tick (their deliveries cascade). */
+export const RETENTION_DELETES_PER_TICK = 1000;
+
 /** The cron re-enqueues a pending delivery whose message is this late, and frees a `sending` one this old. */
 export const LOST_MESSAGE_GRACE_MS = 5 * 60 * 1000;
