@@ -259,7 +259,7 @@ describe("scopes on the tool server", () => {
     const { ws, read, publish } = await keys();
     const reader = await connectMcp(read);
     const listed = await reader.listTools();
-    expect(listed.tools).toHaveLength(26);
+    expect(listed.tools).toHaveLength(35); // the 26 of decisions §10 and the 9 webhook tools (issue 19)
     const labels = await reader.callTool({ name: "list-labels-tool", arguments: {} });
     expect(labels.isError).toBeFalsy();
     const denied = await reader.callTool({ name: "create-label-tool", arguments: { name: "x", color: "#000000" } });
