@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config";
 import { createDb } from "../../src/db/client";
+import { toolAreas } from "../../src/mcp/server";
 import { createApiKey } from "../../src/services/api-keys/api-keys";
 import { authenticateApiKey } from "../../src/services/api-keys/authenticate-api-key";
 import { API_KEYS_MAX_LIVE_PER_WORKSPACE } from "../../src/services/api-keys/scopes";
@@ -259,7 +260,13 @@ describe("scopes on the tool server", () => {
     const { ws, read, publish } = await keys();
     const reader = await connectMcp(read);
     const listed = await reader.listTools();
-    expect(listed.tools).toHaveLength(35); // the 26 of decisions §10 and the 9 webhook tools (issue 19)
+    // Every tool of every area (decisions §10, webhooks, connect), whatever the key's scope.
+    expect(listed.tools.map((t) => t.name).sort()).toEqual(
+      toolAreas
+        .flat()
+        .map((t) => t.name)
+        .sort(),
+    );
     const labels = await reader.callTool({ name: "list-labels-tool", arguments: {} });
     expect(labels.isError).toBeFalsy();
     const denied = await reader.callTool({ name: "create-label-tool", arguments: { name: "x", color: "#000000" } });
