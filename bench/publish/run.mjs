@@ -10,7 +10,8 @@
 // Needs Node ≥ 22.5 (node:sqlite), which `npx node` gives from devDependencies.
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { machine, today, writeSection } from "../lib/results.mjs";
@@ -18,6 +19,10 @@ import { startFakePlatforms } from "./fake-platforms.mjs";
 
 const root = path.resolve(import.meta.dirname, "../..");
 const POSTS = Number(process.env.BENCH_POSTS ?? 1000);
+// bench/publish/webhooks.mjs runs this twice, without and with one webhook endpoint subscribed to every event
+// (BENCH_WEBHOOK=1), and reads the result from BENCH_OUT instead of writing the publish section.
+const WEBHOOK = process.env.BENCH_WEBHOOK === "1";
+const PUT_SAMPLES = Number(process.env.BENCH_PUT_SAMPLES ?? 100);
 const PORT = Number(process.env.BENCH_PORT ?? 8799);
 const BASE = `http://127.0.0.1:${PORT}`;
 const stateDir = path.join(root, ".wrangler", "bench-publish");
@@ -47,6 +52,10 @@ async function startDev(fakeOrigin) {
     APP_ENV: "development",
     LOG_LEVEL: "warn",
     MEDIA_URL: `${BASE}/media`,
+    // The webhook receiver is on loopback (both runs set it, so they differ only in the endpoint).
+    MEDIA_FETCH_ALLOW_PRIVATE: "true",
+    // The PUT timing makes 3 requests per sample: above the default per-key throttle.
+    API_RATE_LIMIT_PER_MINUTE: "100000",
     X_API_URL: fakeOrigin,
     BLUESKY_APPVIEW_URL: fakeOrigin,
   };
@@ -195,6 +204,26 @@ async function main() {
     },
     token,
   );
+  const receiver = WEBHOOK ? await startReceiver() : null;
+  if (receiver) {
+    await api(
+      "POST",
+      "/api/webhooks",
+      {
+        url: receiver.url,
+        events: [
+          "post.scheduled",
+          "post.platform.published",
+          "post.platform.failed",
+          "post.published",
+          "post.partially_published",
+          "post.failed",
+        ],
+      },
+      token,
+    );
+  }
+  const putMs = await timeSchedulingPuts(token, x.id);
   await stopDev(dev);
 
   // Phase 2: due posts written straight into the local D1 file (wrangler dev stopped).
@@ -223,6 +252,12 @@ async function main() {
     await new Promise((r) => setTimeout(r, 100));
   }
   const totalMs = performance.now() - t0;
+  // Every row's and every post's event reached the receiver (4 per post: 3 rows + the post).
+  let webhooksMs = null;
+  if (receiver) {
+    while (Date.now() < deadline && receiver.count() < POSTS * 4) await new Promise((r) => setTimeout(r, 100));
+    webhooksMs = Math.round(performance.now() - t0);
+  }
   await stopDev(dev);
   const result = {
     posts: POSTS,
@@ -236,11 +271,77 @@ async function main() {
     platform_posts_created: fake.created(),
     duplicate_platform_posts: fake.duplicates(),
     fake_requests: fake.stats.requests,
+    webhook: WEBHOOK,
+    put_schedule_ms: putMs,
+    webhooks_received: receiver?.count() ?? null,
+    webhooks_duplicates: receiver?.duplicates() ?? null,
+    all_webhooks_received_ms: webhooksMs,
   };
   await fake.close();
+  await receiver?.close();
   console.log(JSON.stringify(result, null, 2));
-  writeSection("publish", report(result));
+  if (process.env.BENCH_OUT) writeFileSync(process.env.BENCH_OUT, JSON.stringify(result));
+  else writeSection("publish", report(result));
   if (result.duplicate_platform_posts !== 0 || (counts.posts.published ?? 0) !== POSTS) process.exitCode = 1;
+}
+
+/**
+ * A loopback webhook receiver: answers 204 at once, counts the publish run's deliveries (every type but
+ * `post.scheduled`, which the PUT timing causes) and repeated `webhook-id`s.
+ */
+function startReceiver() {
+  const ids = new Set();
+  let count = 0;
+  let duplicates = 0;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => {
+      body += d;
+    });
+    req.on("end", () => {
+      if (!body.startsWith('{"type":"post.scheduled"')) count++;
+      const id = req.headers["webhook-id"];
+      if (ids.has(id)) duplicates++;
+      ids.add(id);
+      res.writeHead(204).end();
+    });
+  });
+  return new Promise((resolve) =>
+    server.listen(0, "127.0.0.1", () =>
+      resolve({
+        url: `http://127.0.0.1:${server.address().port}/hook`,
+        count: () => count,
+        duplicates: () => duplicates,
+        close: () => new Promise((r) => server.close(r)),
+      }),
+    ),
+  );
+}
+
+/**
+ * `PUT /api/posts/{post}` with `status=scheduled`, timed from the client for PUT_SAMPLES drafts (one X row each);
+ * the drafts are deleted afterwards so the publish run sees only its own posts. Returns the latencies in ms.
+ */
+async function timeSchedulingPuts(token, accountId) {
+  const times = [];
+  for (let i = 0; i < PUT_SAMPLES; i++) {
+    const post = await api(
+      "POST",
+      "/api/posts",
+      { content: `PUT timing ${i}`, platforms: [{ social_account_id: accountId, content_type: "x_post" }] },
+      token,
+    );
+    const t = performance.now();
+    await api(
+      "PUT",
+      `/api/posts/${post.id}`,
+      { status: "scheduled", scheduled_at: new Date(Date.now() + 86400_000).toISOString() },
+      token,
+    );
+    times.push(performance.now() - t);
+    await api("DELETE", `/api/posts/${post.id}`, undefined, token);
+  }
+  return times;
 }
 
 function report(r) {
