@@ -1,4 +1,4 @@
-import { PlatformError, type PublishRequest, type PublishState } from "./types";
+import { PlatformError, type PublishRequest, type PublishResult, type PublishState } from "./types";
 
 /**
  * Adapter side of the "no post twice" checkpoint (docs/publishing.md). An adapter saves what it handed the network
@@ -35,3 +35,27 @@ export interface CreateSent extends PublishState {
 
 /** Posts made at or after this time can be the one a lost create call made (clock skew between us and them). */
 export const LOOKUP_SKEW_MS = 5 * 60_000;
+
+/**
+ * The create call whose answer is its only handle, made at most once per post: before it, "sent at T" is saved;
+ * a retry after that first asks `find` for the post among what the account published since T (minus clock skew),
+ * and only creates when it is not there.
+ */
+export async function createOnce(
+  now: number,
+  req: PublishRequest,
+  find: (sinceMs: number) => Promise<PublishResult | null>,
+  create: () => Promise<PublishResult>,
+): Promise<PublishResult> {
+  const sent = savedState<CreateSent>(req);
+  if (sent?.create_sent_at) {
+    const found = await find(sent.create_sent_at - LOOKUP_SKEW_MS);
+    if (found) return found;
+  }
+  await saveState(req, { create_sent_at: now } satisfies CreateSent);
+  return create();
+}
+
+/** Text as networks echo it back, for matching a looked-up post with ours (whitespace and case ignored). */
+export const sameText = (a: string | undefined | null, b: string | undefined | null): boolean =>
+  (a ?? "").replace(/\s+/g, " ").trim().toLowerCase() === (b ?? "").replace(/\s+/g, " ").trim().toLowerCase();

@@ -6,6 +6,7 @@ import { reelState } from "./transform";
 import type {
   FbFeedResponse,
   FbPhotoResponse,
+  FbRecentList,
   FbStoryResponse,
   FbSuccess,
   FbUploadStart,
@@ -72,6 +73,18 @@ export class FacebookApi {
   waitForReel(videoId: string): Promise<boolean> {
     const check = async (): Promise<ProcessingState> => reelState(await this.videoStatus(videoId));
     return pollProcessing(this.ctx, check, { label: FACEBOOK_LABEL, ...REEL_POLL });
+  }
+
+  /**
+   * The Page's posts since a time (`published_posts`: feed and photo posts, with `message`), or its videos
+   * (`videos`, with `description`): one page of 5, newest first.
+   */
+  recent(edge: "published_posts" | "videos", sinceMs: number): Promise<FbRecentList> {
+    return this.graph.get<FbRecentList>(`/${this.pageId}/${edge}`, {
+      fields: edge === "videos" ? "id,description,created_time" : "id,message,created_time,permalink_url",
+      since: String(Math.floor(sinceMs / 1000)),
+      limit: "5",
+    });
   }
 
   photoStory(photoId: string): Promise<FbStoryResponse> {

@@ -43,3 +43,8 @@ export interface FbVideoStatus {
     publishing_phase?: { status?: string; error?: { message?: string } };
   };
 }
+
+/** `GET /{page-id}/published_posts` / `GET /{page-id}/videos` with `since` and `limit`. */
+export interface FbRecentList {
+  data?: Array<{ id: string; message?: string; description?: string; created_time?: string; permalink_url?: string }>;
+}

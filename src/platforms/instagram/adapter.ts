@@ -1,4 +1,5 @@
 import { log } from "../../lib/logger";
+import { publishContainerOnce } from "../meta/containers";
 import { requireToken } from "../meta/graph";
 import { refreshLongLivedToken, verifyGraphToken } from "../meta/refresh";
 import { registerAdapter } from "../registry";
@@ -23,6 +24,8 @@ function api(ctx: AdapterContext, flavour: InstagramFlavour, account: PublishReq
   return new InstagramApi(ctx, instagramClient(ctx, flavour, token), igUserId(flavour, account));
 }
 
+const profileUrl = (username: string) => `https://www.instagram.com/${encodeURIComponent(username)}/`;
+
 export function createInstagramAdapter(flavour: InstagramFlavour): PlatformAdapter {
   return {
     platform: flavour,
@@ -30,20 +33,31 @@ export function createInstagramAdapter(flavour: InstagramFlavour): PlatformAdapt
     async publish(ctx, req) {
       const ig = api(ctx, flavour, req.account);
       const plan = planInstagram(req.contentType, req.content, req.media);
-
-      let creationId: string;
-      if (plan.kind === "single") {
-        creationId = await ig.createContainer(plan.container);
-        await ig.waitUntilFinished(creationId);
-      } else {
-        const children: string[] = [];
-        for (const child of plan.children) children.push(await ig.createContainer(child));
-        for (const id of children) await ig.waitUntilFinished(id);
-        creationId = await ig.createContainer(carouselParent(children, plan.caption));
-        await ig.waitUntilFinished(creationId);
-      }
-
-      const mediaId = await ig.publish(creationId);
+      const { mediaId, creationId } = await publishContainerOnce(ctx, req, {
+        create: async () => {
+          if (plan.kind === "single") {
+            const id = await ig.createContainer(plan.container);
+            await ig.waitUntilFinished(id);
+            return id;
+          }
+          const children: string[] = [];
+          for (const child of plan.children) children.push(await ig.createContainer(child));
+          for (const id of children) await ig.waitUntilFinished(id);
+          const parent = await ig.createContainer(carouselParent(children, plan.caption));
+          await ig.waitUntilFinished(parent);
+          return parent;
+        },
+        fate: (id) => ig.fate(id),
+        publish: (id) => ig.publish(id),
+        findPublished: async (since) => {
+          const wanted = req.content.trim();
+          const list = await ig.recentMedia(since);
+          return list.data?.find((m) => (m.caption ?? "").trim() === wanted)?.id ?? null;
+        },
+      });
+      // The container says published but the media is not among the account's recent posts: it is live, so the
+      // row is published under the container id, pointing at the profile.
+      if (!mediaId) return { platformPostId: creationId, platformUrl: profileUrl(req.account.username) };
       // The post is live: a failed permalink lookup must not fail (and so retry, and duplicate) the publish.
       let platformUrl: string | null = null;
       try {

@@ -1,10 +1,10 @@
 import type { Config } from "../../config";
-import { CONTAINER_POLL, type ProcessingState, waitForContainer } from "../meta/containers";
+import { CONTAINER_POLL, type ContainerFate, type ProcessingState, waitForContainer } from "../meta/containers";
 import { GraphClient, type GraphParams } from "../meta/graph";
 import type { InsightsResponse } from "../meta/types";
 import type { AdapterContext } from "../types";
 import { containerState } from "./transform";
-import type { IgContainerStatus, IgIdResponse, IgPermalink } from "./types";
+import type { IgContainerStatus, IgIdResponse, IgMediaList, IgPermalink } from "./types";
 
 /**
  * Instagram's two hosts. Versions live here, one place per flavour:
@@ -49,6 +49,24 @@ export class InstagramApi {
     const check = async (): Promise<ProcessingState> =>
       containerState(await this.containerStatus(id), this.graph.label);
     return waitForContainer(this.ctx, check, { label: this.graph.label, ...CONTAINER_POLL });
+  }
+
+  /** A saved container on a retry: published, still publishable (waits while IN_PROGRESS), or gone. */
+  async fate(id: string): Promise<ContainerFate> {
+    const status = await this.containerStatus(id);
+    if (status.status_code === "PUBLISHED") return "published";
+    if (status.status_code === "EXPIRED" || status.status_code === "ERROR") return "gone";
+    await this.waitUntilFinished(id);
+    return "publishable";
+  }
+
+  /** `GET /{ig-user-id}/media` since a time (time-based paging), one small page, newest first. */
+  recentMedia(sinceMs: number): Promise<IgMediaList> {
+    return this.graph.get<IgMediaList>(`/${this.igUserId}/media`, {
+      fields: "id,caption,timestamp,permalink,shortcode",
+      since: String(Math.floor(sinceMs / 1000)),
+      limit: "5",
+    });
   }
 
   async publish(containerId: string): Promise<string> {

@@ -21,3 +21,8 @@ export interface IgPermalink {
   permalink?: string;
   shortcode?: string;
 }
+
+/** `GET /{ig-user-id}/media?fields=id,caption,timestamp,permalink,shortcode&since=…&limit=…`. */
+export interface IgMediaList {
+  data?: Array<{ id: string; caption?: string; timestamp?: string; permalink?: string; shortcode?: string }>;
+}

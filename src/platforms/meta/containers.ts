@@ -1,4 +1,5 @@
-import { type AdapterContext, PlatformError } from "../types";
+import { LOOKUP_SKEW_MS, savedState, saveState } from "../checkpoint";
+import { type AdapterContext, PlatformError, type PublishRequest } from "../types";
 
 /**
  * Waiting on Meta's asynchronous processing (Instagram/Threads containers, Facebook reels): check, and while the
@@ -41,4 +42,48 @@ export async function waitForContainer(
 ): Promise<void> {
   const ready = await pollProcessing(ctx, check, opts);
   if (!ready) throw new PlatformError("transient", `${opts.label} is still processing the media.`);
+}
+
+/** Where a saved container stands when a retry comes back to it. */
+export type ContainerFate = "published" | "publishable" | "gone";
+
+export interface ContainerFlow {
+  /** Creates the container(s) and waits until the one to publish is FINISHED; returns its id. */
+  create: () => Promise<string>;
+  /** PUBLISHED → "published"; IN_PROGRESS/FINISHED → "publishable" (after waiting); EXPIRED/ERROR → "gone". */
+  fate: (creationId: string) => Promise<ContainerFate>;
+  /** `…_publish` with the creation id → the media id. */
+  publish: (creationId: string) => Promise<string>;
+  /** The account's media published since `sinceMs` that is this post (by its text), if any. */
+  findPublished: (sinceMs: number) => Promise<string | null>;
+}
+
+/**
+ * Instagram and Threads publish a container once. The container id is saved before `…_publish`; a retry asks the
+ * container: not yet published → publish it now (the same container, never a new one); published → the media is
+ * looked up among the account's posts since the publish call (one page, by text); expired or failed → start over.
+ * Returns the media id, or null when the container says published but the media could not be found.
+ */
+export async function publishContainerOnce(
+  ctx: AdapterContext,
+  req: PublishRequest,
+  flow: ContainerFlow,
+): Promise<{ mediaId: string | null; creationId: string }> {
+  const saved = savedState<{ creation_id: string; publish_sent_at: number }>(req);
+  if (saved?.creation_id) {
+    const fate = await flow.fate(saved.creation_id);
+    if (fate === "published") {
+      return {
+        mediaId: await flow.findPublished(saved.publish_sent_at - LOOKUP_SKEW_MS),
+        creationId: saved.creation_id,
+      };
+    }
+    if (fate === "publishable") {
+      await saveState(req, { creation_id: saved.creation_id, publish_sent_at: ctx.now() });
+      return { mediaId: await flow.publish(saved.creation_id), creationId: saved.creation_id };
+    }
+  }
+  const creationId = await flow.create();
+  await saveState(req, { creation_id: creationId, publish_sent_at: ctx.now() });
+  return { mediaId: await flow.publish(creationId), creationId };
 }

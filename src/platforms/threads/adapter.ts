@@ -1,10 +1,18 @@
 import { log } from "../../lib/logger";
+import { publishContainerOnce } from "../meta/containers";
 import { requireToken } from "../meta/graph";
 import { refreshLongLivedToken } from "../meta/refresh";
 import { registerAdapter } from "../registry";
 import type { AdapterAccount, AdapterContext, PlatformAdapter } from "../types";
 import { THREADS_LABEL, ThreadsApi } from "./api";
-import { carouselParent, planThreads, THREADS_METRIC_NAMES, threadsMetrics, threadsUrl } from "./transform";
+import {
+  carouselParent,
+  planThreads,
+  THREADS_METRIC_NAMES,
+  threadsMetrics,
+  threadsProfileUrl,
+  threadsUrl,
+} from "./transform";
 
 /** Threads: text, image, video, carousel — container, (poll), `threads_publish`. */
 
@@ -20,20 +28,30 @@ export const threadsAdapter: PlatformAdapter = {
   async publish(ctx, req) {
     const th = api(ctx, req.account);
     const plan = planThreads(req.content, req.media);
-
-    let creationId: string;
-    if (plan.kind === "single") {
-      creationId = await th.createContainer(plan.container);
-      if (plan.poll) await th.waitUntilFinished(creationId);
-    } else {
-      const children: string[] = [];
-      for (const child of plan.children) children.push(await th.createContainer(child));
-      for (const id of children) await th.waitUntilFinished(id);
-      creationId = await th.createContainer(carouselParent(children, plan.text));
-      await th.waitUntilFinished(creationId);
-    }
-
-    const mediaId = await th.publish(creationId);
+    const { mediaId, creationId } = await publishContainerOnce(ctx, req, {
+      create: async () => {
+        if (plan.kind === "single") {
+          const id = await th.createContainer(plan.container);
+          if (plan.poll) await th.waitUntilFinished(id);
+          return id;
+        }
+        const children: string[] = [];
+        for (const child of plan.children) children.push(await th.createContainer(child));
+        for (const id of children) await th.waitUntilFinished(id);
+        const parent = await th.createContainer(carouselParent(children, plan.text));
+        await th.waitUntilFinished(parent);
+        return parent;
+      },
+      fate: (id) => th.fate(id),
+      publish: (id) => th.publish(id),
+      findPublished: async (since) => {
+        const wanted = req.content.trim();
+        const list = await th.recentThreads(since);
+        return list.data?.find((t) => (t.text ?? "").trim() === wanted)?.id ?? null;
+      },
+    });
+    // Published per its container but not among the account's recent threads: live, so published at the profile.
+    if (!mediaId) return { platformPostId: creationId, platformUrl: threadsProfileUrl(req.account.username) };
     // Published: a failed permalink lookup must not turn into a retry (and a duplicate thread).
     let platformUrl: string | null = null;
     try {

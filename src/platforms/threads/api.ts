@@ -1,9 +1,9 @@
-import { CONTAINER_POLL, type ProcessingState, waitForContainer } from "../meta/containers";
+import { CONTAINER_POLL, type ContainerFate, type ProcessingState, waitForContainer } from "../meta/containers";
 import { GraphClient, type GraphParams } from "../meta/graph";
 import type { InsightsResponse } from "../meta/types";
 import type { AdapterContext } from "../types";
 import { containerState } from "./transform";
-import type { ThreadsContainerStatus, ThreadsIdResponse, ThreadsPermalink } from "./types";
+import type { ThreadsContainerStatus, ThreadsIdResponse, ThreadsList, ThreadsPermalink } from "./types";
 
 /** Threads Graph calls on THREADS_GRAPH_URL. The version lives here only. */
 export const THREADS_GRAPH_VERSION = "v1.0";
@@ -35,6 +35,24 @@ export class ThreadsApi {
   waitUntilFinished(id: string): Promise<void> {
     const check = async (): Promise<ProcessingState> => containerState(await this.containerStatus(id));
     return waitForContainer(this.ctx, check, { label: THREADS_LABEL, ...CONTAINER_POLL });
+  }
+
+  /** A saved container on a retry: published, still publishable (waits while IN_PROGRESS), or gone. */
+  async fate(id: string): Promise<ContainerFate> {
+    const status = await this.containerStatus(id);
+    if (status.status === "PUBLISHED") return "published";
+    if (status.status === "EXPIRED" || status.status === "ERROR") return "gone";
+    await this.waitUntilFinished(id);
+    return "publishable";
+  }
+
+  /** `GET /{threads-user-id}/threads` since a time, one small page, newest first. */
+  recentThreads(sinceMs: number): Promise<ThreadsList> {
+    return this.graph.get<ThreadsList>(`/${this.userId}/threads`, {
+      fields: "id,text,timestamp,permalink,shortcode",
+      since: String(Math.floor(sinceMs / 1000)),
+      limit: "5",
+    });
   }
 
   async publish(containerId: string): Promise<string> {

@@ -66,10 +66,16 @@ export function containerState(s: ThreadsContainerStatus): ProcessingState {
   }
 }
 
+/** Threads' canonical post domain is threads.com (threads.net redirects there). */
+const THREADS_WEB = "https://www.threads.com";
+
+/** The post's URL on threads.com: the permalink (moved to threads.com when Meta still answers threads.net). */
 export function threadsUrl(p: ThreadsPermalink | null, username: string): string | null {
-  if (p?.permalink) return p.permalink;
-  return p?.shortcode ? `https://www.threads.net/@${username}/post/${p.shortcode}` : null;
+  if (p?.permalink) return p.permalink.replace(/^https:\/\/(www\.)?threads\.net\//, `${THREADS_WEB}/`);
+  return p?.shortcode ? `${THREADS_WEB}/@${username}/post/${p.shortcode}` : null;
 }
+
+export const threadsProfileUrl = (username: string): string => `${THREADS_WEB}/@${username}`;
 
 /** decisions §11: Views, Likes, Replies, Reposts, Quotes. */
 const LABELS: Array<[string, string]> = [

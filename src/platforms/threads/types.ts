@@ -21,3 +21,8 @@ export interface ThreadsPermalink {
   permalink?: string;
   shortcode?: string;
 }
+
+/** `GET /{threads-user-id}/threads?fields=id,text,timestamp,permalink,shortcode&since=…&limit=…`. */
+export interface ThreadsList {
+  data?: Array<{ id: string; text?: string; timestamp?: string; permalink?: string; shortcode?: string }>;
+}

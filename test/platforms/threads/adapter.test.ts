@@ -65,7 +65,7 @@ const permalink = (n: number) => ({
 describe("Threads publish", () => {
   it("publishes text: TEXT container → threads_publish → permalink", async () => {
     const result = await adapter.publish(testAdapterContext(), request([]));
-    expect(result).toEqual({ platformPostId: id(2), platformUrl: "https://www.threads.net/@tester/post/DA000002q" });
+    expect(result).toEqual({ platformPostId: id(2), platformUrl: "https://www.threads.com/@tester/post/DA000002q" });
     expect(fake.calls.map(view)).toEqual([
       create({ media_type: "TEXT", text: "Shipping today 🚀" }),
       publish(1),
@@ -108,7 +108,7 @@ describe("Threads publish", () => {
     fake.mediaPolls = 0;
     const media = [await storeTestMedia("image"), await storeTestMedia("video")];
     const result = await adapter.publish(testAdapterContext(), request(media, "Two views"));
-    expect(result).toEqual({ platformPostId: id(4), platformUrl: "https://www.threads.net/@tester/post/DA000004q" });
+    expect(result).toEqual({ platformPostId: id(4), platformUrl: "https://www.threads.com/@tester/post/DA000004q" });
     expect(fake.calls.map(view)).toEqual([
       create({ media_type: "IMAGE", image_url: media[0]!.url, is_carousel_item: "true" }),
       create({ media_type: "VIDEO", video_url: media[1]!.url, is_carousel_item: "true" }),

@@ -55,10 +55,14 @@ describe("Threads transform", () => {
   });
 
   it("builds URLs", () => {
+    // threads.com is the canonical domain: a threads.net permalink is moved there.
     expect(threadsUrl({ permalink: "https://www.threads.net/@zuck/post/C1x", shortcode: "C1x" }, "zuck")).toBe(
-      "https://www.threads.net/@zuck/post/C1x",
+      "https://www.threads.com/@zuck/post/C1x",
     );
-    expect(threadsUrl({ shortcode: "C1x" }, "zuck")).toBe("https://www.threads.net/@zuck/post/C1x");
+    expect(threadsUrl({ permalink: "https://www.threads.com/@zuck/post/C1x" }, "zuck")).toBe(
+      "https://www.threads.com/@zuck/post/C1x",
+    );
+    expect(threadsUrl({ shortcode: "C1x" }, "zuck")).toBe("https://www.threads.com/@zuck/post/C1x");
     expect(threadsUrl({}, "zuck")).toBeNull();
   });
 

@@ -231,6 +231,9 @@ interface IgMedia {
   containerId: string;
   shortcode: string;
   productType: "FEED" | "REELS" | "STORY";
+  owner?: string;
+  caption?: string;
+  at?: number;
 }
 
 interface FbPhoto {
@@ -288,10 +291,20 @@ const FB_METRICS = [
   "post_video_avg_time_watched",
 ];
 
+/** When each published item went live (kept aside so tests can compare the items whole). */
+const liveAt = new WeakMap<PublishedItem, number>();
+
+class StampedList extends Array<PublishedItem> {
+  override push(...items: PublishedItem[]): number {
+    for (const i of items) liveAt.set(i, Date.now());
+    return super.push(...items);
+  }
+}
+
 export class MetaGraphFake {
   readonly calls: RecordedCall[] = [];
   /** What went live on the network (feed posts, photos, videos, reels, stories, IG media). */
-  readonly published: PublishedItem[] = [];
+  readonly published: PublishedItem[] = new StampedList();
   readonly validTokens = new Set<string>(["access-token"]);
   readonly expiredTokens = new Set<string>();
   /** Polls answered IN_PROGRESS before a video container (or reel) finishes; images finish at once. */
@@ -374,6 +387,8 @@ export class MetaGraphFake {
     if (call.method === "GET") {
       if (edge === "insights") return this.readInsights(id, p);
       if (edge === "video_insights") return this.readVideoInsights(id);
+      if (edge === "media") return this.listIgMedia(id, p);
+      if (edge === "published_posts" || edge === "videos") return this.listPage(id, edge, p);
       return this.readObject(id, p);
     }
     if (call.method !== "POST") return graphErrorResponse(400, { message: "Unsupported method", code: 100 });
@@ -511,7 +526,16 @@ export class MetaGraphFake {
     c.status = "PUBLISHED";
     const id = this.id(17_920);
     const productType = c.mediaType === "STORIES" ? "STORY" : c.mediaType === "REELS" ? "REELS" : "FEED";
-    this.objects.set(id, { kind: "ig_media", id, containerId: c.id, shortcode: `C${id.slice(-8)}xYz`, productType });
+    this.objects.set(id, {
+      kind: "ig_media",
+      id,
+      containerId: c.id,
+      shortcode: `C${id.slice(-8)}xYz`,
+      productType,
+      owner,
+      caption: str(c.params.caption) ?? "",
+      at: Date.now(),
+    });
     this.published.push({ origin: this.origin, kind: "ig_media", id, owner, params: c.params });
     return graphJson({ id });
   }
@@ -718,6 +742,51 @@ export class MetaGraphFake {
       });
     }
     return unsupported(id);
+  }
+
+  /** `GET /{ig-user-id}/media`: newest first, `since` (unix seconds), `limit`. */
+  private listIgMedia(owner: string, p: Record<string, unknown>): Response {
+    const since = p.since === undefined ? 0 : Number(p.since) * 1000;
+    const limit = Math.min(100, Number(p.limit ?? 25));
+    const data = [...this.objects.values()]
+      .filter((o): o is IgMedia => o.kind === "ig_media" && (owner === "me" || o.owner === owner))
+      .filter((o) => (o.at ?? 0) >= since)
+      .reverse()
+      .slice(0, limit)
+      .map((o) => ({
+        id: o.id,
+        caption: o.caption,
+        timestamp: new Date(o.at ?? 0).toISOString().replace(/\.\d{3}Z$/, "+0000"),
+        permalink: `https://www.instagram.com/${o.productType === "REELS" ? "reel" : "p"}/${o.shortcode}/`,
+        shortcode: o.shortcode,
+      }));
+    return graphJson({ data, paging: { cursors: { before: "b", after: "a" } } });
+  }
+
+  /**
+   * `GET /{page-id}/published_posts` (feed posts and photo posts, `message`) and `GET /{page-id}/videos`
+   * (`description`): newest first, `since` (unix seconds), `limit`.
+   */
+  private listPage(page: string, edge: "published_posts" | "videos", p: Record<string, unknown>): Response {
+    const since = p.since === undefined ? 0 : Number(p.since) * 1000;
+    const limit = Math.min(100, Number(p.limit ?? 25));
+    const kinds = edge === "videos" ? ["video"] : ["feed", "photo"];
+    const data = this.published
+      .filter((i) => i.owner === page && kinds.includes(i.kind) && (liveAt.get(i) ?? 0) >= since)
+      .reverse()
+      .slice(0, limit)
+      .map((i) => {
+        const created = new Date(liveAt.get(i) ?? 0).toISOString().replace(/\.\d{3}Z$/, "+0000");
+        return edge === "videos"
+          ? { id: i.id, description: str(i.params.description) ?? "", created_time: created }
+          : {
+              id: i.id,
+              message: str(i.params.message) ?? str(i.params.caption) ?? "",
+              created_time: created,
+              permalink_url: `https://www.facebook.com/permalink.php?story_fbid=${i.id.split("_")[1]}&id=${page}`,
+            };
+      });
+    return graphJson({ data, paging: { cursors: { before: "b", after: "a" } } });
   }
 
   private readInsights(id: string, p: Record<string, unknown>): Response {

@@ -56,7 +56,7 @@ export class ThreadsFake {
   processingError: string | undefined;
   username = "tester";
   private readonly containers = new Map<string, ThreadsContainer>();
-  private readonly media = new Map<string, { shortcode: string }>();
+  private readonly media = new Map<string, { shortcode: string; owner: string; text: string; at: number }>();
   private readonly insights = new Map<string, Record<string, number>>();
   private readonly overrides: Override[] = [];
   private seq = 0;
@@ -103,6 +103,7 @@ export class ThreadsFake {
     const m = call.path.match(/^\/v1\.0\/([^/]+)(?:\/([^/]+))?$/);
     if (!m) return graphErrorResponse(400, { message: "Unknown path components", code: 2500 });
     const [, id, edge] = m as unknown as [string, string, string | undefined];
+    if (call.method === "GET" && edge === "threads") return this.listThreads(id, p);
     if (call.method === "GET") return edge === "insights" ? this.readInsights(id, p) : this.read(id, p);
     if (call.method === "POST" && edge === "threads") return this.create(id, p);
     if (call.method === "POST" && edge === "threads_publish") return this.publish(id, p);
@@ -122,7 +123,8 @@ export class ThreadsFake {
         error_user_msg: "The text must be at most 500 characters.",
       });
     }
-    if ((text.match(/https?:\/\/\S+/g) ?? []).length > 5) {
+    // Since 2025-12-22 more than 5 unique links fail at container creation.
+    if (new Set(text.match(/https?:\/\/\S+/g) ?? []).size > 5) {
       return graphErrorResponse(400, {
         message: "THREADS_API__LINK_LIMIT_EXCEEDED",
         type: "THApiException",
@@ -201,7 +203,7 @@ export class ThreadsFake {
     }
     c.status = "PUBLISHED";
     const id = this.id();
-    this.media.set(id, { shortcode: `DA${id.slice(-6)}q` });
+    this.media.set(id, { shortcode: `DA${id.slice(-6)}q`, owner, text: c.params.text ?? "", at: Date.now() });
     this.published.push({ origin: this.origin, kind: "thread", id, owner, params: c.params });
     return graphJson({ id });
   }
@@ -222,11 +224,29 @@ export class ThreadsFake {
     if (media) {
       const out: Record<string, string> = { id };
       if (fields.includes("permalink"))
-        out.permalink = `https://www.threads.net/@${this.username}/post/${media.shortcode}`;
+        out.permalink = `https://www.threads.com/@${this.username}/post/${media.shortcode}`;
       if (fields.includes("shortcode")) out.shortcode = media.shortcode;
       return graphJson(out);
     }
     return notFound(id);
+  }
+
+  /** `GET /{user-id}/threads`: the user's threads newest first; `since` (unix seconds) and `limit` (≤ 100). */
+  private listThreads(owner: string, p: Record<string, unknown>): Response {
+    const since = p.since === undefined ? 0 : Number(p.since) * 1000;
+    const limit = Math.min(100, Number(p.limit ?? 25));
+    const data = [...this.media.entries()]
+      .filter(([, m]) => (owner === "me" || m.owner === owner) && m.at >= since)
+      .reverse()
+      .slice(0, limit)
+      .map(([id, m]) => ({
+        id,
+        text: m.text,
+        timestamp: new Date(m.at).toISOString().replace(/\.\d{3}Z$/, "+0000"),
+        permalink: `https://www.threads.com/@${this.username}/post/${m.shortcode}`,
+        shortcode: m.shortcode,
+      }));
+    return graphJson({ data, paging: { cursors: { before: "b", after: "a" } } });
   }
 
   private readInsights(id: string, p: Record<string, unknown>): Response {
