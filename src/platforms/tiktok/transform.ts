@@ -44,20 +44,20 @@ export function planChunks(videoSize: number, chunkBytes = TIKTOK_CHUNK_BYTES): 
   };
 }
 
-const PREFERRED_PRIVACY = ["PUBLIC_TO_EVERYONE", "SELF_ONLY"];
+/** From most to least private: TikTok's privacy levels. */
+const MOST_PRIVATE_FIRST = ["SELF_ONLY", "FOLLOWER_OF_CREATOR", "MUTUAL_FOLLOW_FRIENDS", "PUBLIC_TO_EVERYONE"];
 
 /**
  * The privacy level to send. Row `meta.privacy_level` wins, then account `meta.privacy_level`; it must be one
  * of the creator's `privacy_level_options` (TikTok refuses others with `privacy_level_option_mismatch`).
- * Without one: PUBLIC_TO_EVERYONE when offered, else SELF_ONLY, else the first option offered.
- * (Unaudited apps may only post SELF_ONLY; TikTok then answers `unaudited_client_can_only_post_to_private_accounts`,
- * which fails the row telling the user to choose SELF_ONLY.)
+ * Without one, the most private level offered (SELF_ONLY): TikTok's Content Sharing Guidelines forbid choosing a
+ * visibility for the creator, and unaudited apps may only post SELF_ONLY anyway.
  */
 export function choosePrivacyLevel(
   requested: unknown,
   options: string[] | undefined,
 ): { ok: true; level: string } | { ok: false; message: string } {
-  const offered = options && options.length > 0 ? options : PREFERRED_PRIVACY;
+  const offered = options && options.length > 0 ? options : ["SELF_ONLY"];
   if (typeof requested === "string" && requested !== "") {
     if (offered.includes(requested)) return { ok: true, level: requested };
     return {
@@ -65,7 +65,7 @@ export function choosePrivacyLevel(
       message: `TikTok privacy level ${requested} is not available for this account (allowed: ${offered.join(", ")}).`,
     };
   }
-  const level = PREFERRED_PRIVACY.find((p) => offered.includes(p)) ?? offered[0]!;
+  const level = MOST_PRIVATE_FIRST.find((p) => offered.includes(p)) ?? offered[0]!;
   return { ok: true, level };
 }
 
@@ -85,10 +85,11 @@ export function videoInitBody(
   const postInfo: TikTokVideoInitRequest["post_info"] = {
     title: req.content,
     privacy_level: privacyLevel,
-    // A creator who turned duets/comments/stitches off must not have them switched back on.
-    disable_duet: creator.duet_disabled === true || flag(meta, "disable_duet", false),
-    disable_comment: creator.comment_disabled === true || flag(meta, "disable_comment", false),
-    disable_stitch: creator.stitch_disabled === true || flag(meta, "disable_stitch", false),
+    // Interactions are the creator's choice (Content Sharing Guidelines: none pre-selected): off unless `meta`
+    // turns them on (`disable_…: false`), and never on when the creator's settings have them off.
+    disable_duet: creator.duet_disabled === true || flag(meta, "disable_duet", true),
+    disable_comment: creator.comment_disabled === true || flag(meta, "disable_comment", true),
+    disable_stitch: creator.stitch_disabled === true || flag(meta, "disable_stitch", true),
     brand_content_toggle: flag(meta, "brand_content_toggle", false),
     brand_organic_toggle: flag(meta, "brand_organic_toggle", false),
     is_aigc: flag(meta, "is_aigc", false),
@@ -109,7 +110,7 @@ export function photoInitBody(
   const postInfo: TikTokPhotoInitRequest["post_info"] = {
     description: req.content,
     privacy_level: privacyLevel,
-    disable_comment: creator.comment_disabled === true || flag(meta, "disable_comment", false),
+    disable_comment: creator.comment_disabled === true || flag(meta, "disable_comment", true),
     auto_add_music: flag(meta, "auto_add_music", true),
     brand_content_toggle: flag(meta, "brand_content_toggle", false),
     brand_organic_toggle: flag(meta, "brand_organic_toggle", false),
@@ -236,6 +237,9 @@ export function statusOutcome(data: TikTokStatusData): StatusOutcome {
   }
   return { state: "processing" };
 }
+
+/** `https://www.tiktok.com/@{username}`: where a post without a public id (private, in moderation) is. */
+export const profileUrl = (username: string): string => `https://www.tiktok.com/@${encodeURIComponent(username)}`;
 
 /** `https://www.tiktok.com/@{username}/video/{id}` (photo posts: `/photo/{id}`). */
 export function postUrl(username: string, postId: string, kind: "video" | "photo"): string {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
 import { tiktokAdapter } from "../../../src/platforms/tiktok/adapter";
 import type { PublishRequest } from "../../../src/platforms/types";
-import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { memoryCheckpoint, storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
 import { platformRejection, sha256, testBytes } from "../../support/fakes/fake-kit";
 import { fakeTikTok, type TikTokFake, tiktokErrorResponse } from "../../support/fakes/tiktok";
 
@@ -27,12 +27,13 @@ function request(overrides: Partial<PublishRequest> = {}): PublishRequest {
 
 const rejection = platformRejection;
 
-const videoPostInfo = (privacy = "PUBLIC_TO_EVERYONE") => ({
+// No default visibility or interaction is chosen for the creator: the most private level, interactions off.
+const videoPostInfo = (privacy = "SELF_ONLY") => ({
   title: "Hello TikTok #edge",
   privacy_level: privacy,
-  disable_duet: false,
-  disable_comment: false,
-  disable_stitch: false,
+  disable_duet: true,
+  disable_comment: true,
+  disable_stitch: true,
   brand_content_toggle: false,
   brand_organic_toggle: false,
   is_aigc: false,
@@ -157,7 +158,7 @@ describe("tiktok adapter: publish", () => {
           post_info: {
             title: "Trip",
             description: "Hello TikTok #edge",
-            privacy_level: "PUBLIC_TO_EVERYONE",
+            privacy_level: "SELF_ONLY",
             disable_comment: true,
             auto_add_music: true,
             brand_content_toggle: false,
@@ -177,24 +178,52 @@ describe("tiktok adapter: publish", () => {
     ]);
   });
 
-  it("returns the publish_id without a URL when TikTok completes without a public id (private post)", async () => {
+  it("a private post (complete without a public id) is published at the creator's profile URL", async () => {
     fake = fakeTikTok({ statuses: ["PUBLISH_COMPLETE"], postId: null });
     const media = await storeTestMedia("video");
     const result = await tiktokAdapter.publish(testAdapterContext(), request({ media: [media] }));
-    expect(result).toEqual({ platformPostId: "v_pub_file~v2-1.7000000000000000001", platformUrl: null });
+    expect(result).toEqual({
+      platformPostId: "v_pub_file~v2-1.7000000000000000001",
+      platformUrl: "https://www.tiktok.com/@tester_tt",
+    });
   });
 
-  it("reports a post still processing after the polling budget with its publish_id (never retried)", async () => {
+  it("a post still in moderation after the poll window is re-checked later from its publish_id, not posted again", async () => {
     fake = fakeTikTok({ statuses: ["PROCESSING_DOWNLOAD"] });
     const sleeps: number[] = [];
     const media = await storeTestMedia("video");
-    const result = await tiktokAdapter.publish(
-      testAdapterContext({ sleep: async (ms) => void sleeps.push(ms) }),
-      request({ media: [media] }),
-    );
-    expect(result).toEqual({ platformPostId: "v_pub_file~v2-1.7000000000000000001", platformUrl: null });
+    const checkpoint = memoryCheckpoint();
+    const req = request({ media: [media], checkpoint });
+    const actx = testAdapterContext({ sleep: async (ms) => void sleeps.push(ms) });
+    expect(await rejection(tiktokAdapter.publish(actx, req))).toEqual({
+      name: "PlatformError",
+      kind: "transient",
+      message: "TikTok is still processing the post; it will be checked again.",
+      retryAfterSeconds: 300,
+      status: undefined,
+    });
     expect(fake.calls.filter((c) => c.path === "/v2/post/publish/status/fetch/")).toHaveLength(36);
     expect(sleeps).toEqual(Array(35).fill(5000));
+    expect(checkpoint.saved).toEqual({ publish_id: "v_pub_file~v2-1.7000000000000000001", file_upload: true });
+
+    // The next delivery asks about the same publish id; the last one the queue makes settles at the profile URL.
+    fake.publishes.get("v_pub_file~v2-1.7000000000000000001")!.statuses = ["PUBLISH_COMPLETE"];
+    expect(await tiktokAdapter.publish(actx, req)).toEqual({
+      platformPostId: "7351234567890123456",
+      platformUrl: "https://www.tiktok.com/@tester_tt/video/7351234567890123456",
+    });
+    expect(fake.publishes.size).toBe(1);
+    expect(fake.calls.filter((c) => c.path === "/v2/post/publish/video/init/")).toHaveLength(1);
+  });
+
+  it("on the queue's last delivery a post still in moderation is recorded as published at the profile URL", async () => {
+    fake = fakeTikTok({ statuses: ["PROCESSING_DOWNLOAD"] });
+    const media = await storeTestMedia("video");
+    const result = await tiktokAdapter.publish(testAdapterContext(), request({ media: [media], finalAttempt: true }));
+    expect(result).toEqual({
+      platformPostId: "v_pub_file~v2-1.7000000000000000001",
+      platformUrl: "https://www.tiktok.com/@tester_tt",
+    });
   });
 
   it("keeps polling through a failed status read instead of failing a post already sent", async () => {
@@ -221,12 +250,15 @@ describe("tiktok adapter: publish", () => {
 });
 
 describe("tiktok adapter: privacy level", () => {
-  it("falls back to SELF_ONLY when the creator cannot post publicly", async () => {
-    fake = fakeTikTok({ privacyLevelOptions: ["FOLLOWER_OF_CREATOR", "SELF_ONLY"], statuses: ["PUBLISH_COMPLETE"] });
+  it("defaults to the most private level the creator offers", async () => {
+    fake = fakeTikTok({
+      privacyLevelOptions: ["PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR"],
+      statuses: ["PUBLISH_COMPLETE"],
+    });
     const media = await storeTestMedia("video");
     await tiktokAdapter.publish(testAdapterContext(), request({ media: [media] }));
     const init = fake.calls.find((c) => c.path === "/v2/post/publish/video/init/");
-    expect((init!.json as any).post_info.privacy_level).toBe("SELF_ONLY");
+    expect((init!.json as any).post_info.privacy_level).toBe("FOLLOWER_OF_CREATOR");
   });
 
   it("refuses a privacy level the creator does not offer before calling init", async () => {
@@ -249,10 +281,15 @@ describe("tiktok adapter: privacy level", () => {
     expect(fake.calls).toEqual([CREATOR_CALL]);
   });
 
-  it("explains the unaudited-app restriction in plain words", async () => {
-    fake = fakeTikTok({ unaudited: true });
+  it("an unaudited app publishes by default (SELF_ONLY) and is told plainly when meta asks for public", async () => {
+    fake = fakeTikTok({ unaudited: true, statuses: ["PUBLISH_COMPLETE"], postId: null });
     const media = await storeTestMedia("video");
-    expect(await rejection(tiktokAdapter.publish(testAdapterContext(), request({ media: [media] })))).toEqual({
+    expect(await tiktokAdapter.publish(testAdapterContext(), request({ media: [media] }))).toEqual({
+      platformPostId: "v_pub_file~v2-1.7000000000000000001",
+      platformUrl: "https://www.tiktok.com/@tester_tt",
+    });
+    const publicReq = request({ media: [media], meta: { privacy_level: "PUBLIC_TO_EVERYONE" } });
+    expect(await rejection(tiktokAdapter.publish(testAdapterContext(), publicReq))).toEqual({
       name: "PlatformError",
       kind: "permanent",
       message:

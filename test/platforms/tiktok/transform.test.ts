@@ -46,16 +46,17 @@ describe("tiktok planChunks (TikTok media transfer rules)", () => {
 
 describe("tiktok choosePrivacyLevel", () => {
   const all = ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS", "FOLLOWER_OF_CREATOR", "SELF_ONLY"];
-  it("defaults to PUBLIC_TO_EVERYONE, then SELF_ONLY, then the first option", () => {
-    expect(choosePrivacyLevel(undefined, all)).toEqual({ ok: true, level: "PUBLIC_TO_EVERYONE" });
-    expect(choosePrivacyLevel(undefined, ["FOLLOWER_OF_CREATOR", "SELF_ONLY"])).toEqual({
+  it("defaults to the most private level offered (no visibility is chosen for the creator)", () => {
+    expect(choosePrivacyLevel(undefined, all)).toEqual({ ok: true, level: "SELF_ONLY" });
+    expect(choosePrivacyLevel(undefined, ["PUBLIC_TO_EVERYONE", "FOLLOWER_OF_CREATOR"])).toEqual({
       ok: true,
-      level: "SELF_ONLY",
+      level: "FOLLOWER_OF_CREATOR",
     });
-    expect(choosePrivacyLevel(undefined, ["MUTUAL_FOLLOW_FRIENDS"])).toEqual({
+    expect(choosePrivacyLevel(undefined, ["PUBLIC_TO_EVERYONE", "MUTUAL_FOLLOW_FRIENDS"])).toEqual({
       ok: true,
       level: "MUTUAL_FOLLOW_FRIENDS",
     });
+    expect(choosePrivacyLevel(undefined, undefined)).toEqual({ ok: true, level: "SELF_ONLY" });
   });
 
   it("keeps an offered requested level and refuses another", () => {
@@ -68,11 +69,17 @@ describe("tiktok choosePrivacyLevel", () => {
 });
 
 describe("tiktok videoInitBody", () => {
-  it("respects a creator's disabled interactions and row meta", () => {
+  it("interactions are off unless meta turns them on, and a creator's disabled ones stay off", () => {
     const body = videoInitBody(
       {
         content: "caption",
-        meta: { disable_comment: true, video_cover_timestamp_ms: 1500, brand_content_toggle: true },
+        meta: {
+          disable_comment: true,
+          disable_duet: false,
+          disable_stitch: false,
+          video_cover_timestamp_ms: 1500,
+          brand_content_toggle: true,
+        },
       },
       "SELF_ONLY",
       { duet_disabled: true, stitch_disabled: false, comment_disabled: false },
