@@ -1,4 +1,5 @@
 import { log } from "../../lib/logger";
+import { savedState, saveState } from "../checkpoint";
 import { ChunkReader } from "../chunk-reader";
 import { refreshedFromTokenResponse, requireToken } from "../oauth";
 import { registerAdapter } from "../registry";
@@ -29,8 +30,10 @@ import type { YouTubeVideo } from "./types";
  * from R2 in 8 MiB chunks (308 Resume Incomplete … 200/201), then watch processing for a short while so a
  * rejected or failed video fails the row. A chunk that fails with a transient error is retried in place after
  * asking the session what it holds (`Content-Range: bytes *\/total`), so a network blip does not cost a new
- * `videos.insert` (100 a day). An unfinished session never becomes a video, so a retry of the whole row cannot
- * post twice; once the video exists the adapter never throws a retryable error.
+ * `videos.insert` (100 a day). No post twice: the session URI is saved before the first byte goes up, and a retry
+ * of the row asks that session first — complete (the final answer was lost) → that video; partial → continue;
+ * expired → a new session (an unfinished session never becomes a video). Once the video exists the adapter never
+ * throws a retryable error, and processing longer than the poll window is not a failure (the video is live).
  */
 export const CHUNK_RETRIES = 3;
 export const PROCESSING_POLL_INTERVAL_MS = 5_000;
@@ -47,20 +50,48 @@ export function createYouTubeAdapter(options: { chunkBytes?: number } = {}): Pla
     const { body, size } = await ctx.openMedia(media);
     const reader = new ChunkReader(body);
     try {
-      const session = await api.startUpload(
-        metadata,
-        size,
-        media.mimeType || "video/mp4",
-        req.meta.notify_subscribers !== false,
-      );
+      // A retry asks the saved session what it holds: the whole file (the video exists: its answer was lost),
+      // part of it (continue from there), or nothing any more (expired: a new session).
+      let session: string | undefined;
+      let from = 0;
+      const saved = savedState<{ upload_session: string; total: number }>(req);
+      if (saved?.upload_session && saved.total === size) {
+        const answer = await probeSaved(api, saved.upload_session, size);
+        if (answer?.done) return answer.video;
+        if (answer) {
+          session = saved.upload_session;
+          from = answer.nextOffset;
+        }
+      }
+      if (!session) {
+        session = await api.startUpload(
+          metadata,
+          size,
+          media.mimeType || "video/mp4",
+          req.meta.notify_subscribers !== false,
+        );
+        // Saved before any byte goes up: the last chunk is what makes the video.
+        await saveState(req, { upload_session: session, total: size });
+      }
       for (const range of planChunks(size, chunkBytes)) {
         const bytes = await reader.read(range.last - range.first + 1);
-        const video = await sendChunk(ctx, api, session, bytes, range.first, size);
+        if (range.last < from) continue;
+        const start = Math.max(from, range.first);
+        const video = await sendChunk(ctx, api, session, bytes.subarray(start - range.first), start, size);
         if (video) return video;
       }
       throw new PlatformError("transient", "YouTube did not confirm the end of the upload.");
     } finally {
       await reader.cancel();
+    }
+  }
+
+  async function probeSaved(api: YouTubeApi, session: string, size: number) {
+    try {
+      return await api.probe(session, size);
+    } catch (err) {
+      if (err instanceof PlatformError && (err.status === 404 || err.status === 410)) return null;
+      throw err;
     }
   }
 

@@ -32,8 +32,8 @@ export function insertMetadata(req: Pick<PublishRequest, "content" | "meta" | "m
         : fileTitle || "Short";
   const out: YouTubeInsertMetadata = {
     snippet: {
-      title,
-      description: typeof meta.description === "string" ? meta.description : "",
+      title: withoutAngleBrackets(title),
+      description: withoutAngleBrackets(typeof meta.description === "string" ? meta.description : ""),
       categoryId:
         typeof meta.category_id === "string" && meta.category_id !== "" ? meta.category_id : DEFAULT_CATEGORY_ID,
     },
@@ -47,6 +47,14 @@ export function insertMetadata(req: Pick<PublishRequest, "content" | "meta" | "m
     if (tags.length > 0) out.snippet.tags = tags;
   }
   return out;
+}
+
+/**
+ * YouTube refuses titles and descriptions containing `<` or `>` (invalidTitle / invalidDescription): they become
+ * the look-alike single angle quotation marks ‹ › instead of failing the row.
+ */
+export function withoutAngleBrackets(text: string): string {
+  return text.replace(/</g, "\u2039").replace(/>/g, "\u203a");
 }
 
 /** Inclusive byte ranges of the resumable upload, in order. */

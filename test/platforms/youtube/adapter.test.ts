@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
 import type { PublishRequest } from "../../../src/platforms/types";
 import { createYouTubeAdapter, PROCESSING_POLLS, youtubeAdapter } from "../../../src/platforms/youtube/adapter";
-import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { memoryCheckpoint, storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { failAfterHandling } from "../../support/fake-fetch";
 import { platformRejection, sha256, testBytes } from "../../support/fakes/fake-kit";
 import {
   fakeYouTube,
@@ -309,21 +310,56 @@ describe("youtube adapter: errors", () => {
     ]);
   });
 
-  it("a content rejection (invalid title) → permanent with YouTube's message", async () => {
+  it("a title or description with < or > is fixed (‹ ›), not refused", async () => {
+    fake = fakeYouTube({ processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }] });
+    const media = await storeTestMedia("video");
+    const result = await youtubeAdapter.publish(
+      testAdapterContext(),
+      request({ media: [media], content: "Best <video> ever", meta: { description: "a<b>c" } }),
+    );
+    expect(result.platformUrl).toMatch(/^https:\/\/www\.youtube\.com\/shorts\/Sh0rt/);
+    expect((fake.calls[0]!.json as any).snippet).toEqual({
+      title: "Best \u2039video\u203a ever",
+      description: "a\u2039b\u203ac",
+      categoryId: "22",
+    });
+  });
+
+  it("a content rejection (description too long) → permanent with YouTube's message", async () => {
     fake = fakeYouTube();
     const media = await storeTestMedia("video");
     expect(
       await rejection(
-        youtubeAdapter.publish(testAdapterContext(), request({ media: [media], content: "Best <video> ever" })),
+        youtubeAdapter.publish(
+          testAdapterContext(),
+          request({ media: [media], meta: { description: "x".repeat(5001) } }),
+        ),
       ),
     ).toEqual({
       name: "PlatformError",
       kind: "permanent",
-      message: "YouTube: The request metadata specifies an invalid video title.",
+      message: "YouTube: The request metadata specifies an invalid video description.",
       retryAfterSeconds: undefined,
       status: 400,
     });
     expect(fake.calls.filter((c) => c.method === "PUT")).toEqual([]);
+  });
+
+  it("a retry after the final chunk's answer was lost asks the saved session and returns that video", async () => {
+    fake = fakeYouTube({ processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }] });
+    const media = await storeTestMedia("video", testBytes(600 * 1024));
+    const checkpoint = memoryCheckpoint();
+    const req = request({ media: [media], checkpoint });
+    // The final chunk's answer and the in-place probe after it are both lost.
+    failAfterHandling("PUT", "/upload/youtube/v3/videos", { kind: "timeout" }, 2);
+    expect((await rejection(youtubeAdapter.publish(testAdapterContext(), req))).kind).toBe("transient");
+    expect(checkpoint.saved).toEqual({ upload_session: expect.stringContaining("upload_id=upl1"), total: 600 * 1024 });
+    const result = await youtubeAdapter.publish(testAdapterContext(), req);
+    expect(result).toEqual({
+      platformPostId: "Sh0rt000001",
+      platformUrl: "https://www.youtube.com/shorts/Sh0rt000001",
+    });
+    expect(fake.calls.filter((c) => c.method === "POST")).toHaveLength(1);
   });
 
   it("400 uploadLimitExceeded → permanent in plain words", async () => {

@@ -209,7 +209,8 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
       if (typeof title !== "string" || title.trim() === "" || [...title].length > 100 || /[<>]/.test(title)) {
         return googleErrorResponse(400, "invalidTitle", "The request metadata specifies an invalid video title.");
       }
-      if (new TextEncoder().encode(meta?.snippet?.description ?? "").byteLength > 5000) {
+      const description = meta?.snippet?.description ?? "";
+      if (new TextEncoder().encode(description).byteLength > 5000 || /[<>]/.test(description)) {
         return googleErrorResponse(
           400,
           "invalidDescription",
