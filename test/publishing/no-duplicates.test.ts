@@ -1,12 +1,18 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type AfterHandlingFault, failAfterHandling } from "../support/fake-fetch";
 import { fakeLinkedIn, type LinkedInFake } from "../support/fakes/linkedin";
 import { MASTODON } from "../support/fakes/mastodon";
+import { fakeFacebookGraph, fakeInstagramGraph, type MetaGraphFake } from "../support/fakes/meta";
+import { fakePinterest } from "../support/fakes/pinterest";
+import { fakeThreads, type ThreadsFake } from "../support/fakes/threads";
+import { fakeTikTok, type TikTokFake } from "../support/fakes/tiktok";
+import { fakeYouTube } from "../support/fakes/youtube";
 import type { TestWorkspace } from "../support/harness";
 import { type Fakes, installFakes, seedBlueskyAccount, seedMastodonAccount, seedXAccount } from "./platforms";
 import {
   createTestWorkspace,
+  deliver,
   deliverUntilSettled,
   readPost,
   readRow,
@@ -24,14 +30,42 @@ import {
 
 let fakes: Fakes;
 let linkedin: LinkedInFake;
+let facebook: MetaGraphFake;
+let instagram: MetaGraphFake;
+let threads: ThreadsFake;
+let tiktok: TikTokFake;
+let youtube: ReturnType<typeof fakeYouTube>;
+let pinterest: ReturnType<typeof fakePinterest>;
 beforeEach(() => {
   fakes = installFakes();
   linkedin = fakeLinkedIn();
+  facebook = fakeFacebookGraph();
+  instagram = fakeInstagramGraph();
+  threads = fakeThreads();
+  tiktok = fakeTikTok();
+  youtube = fakeYouTube({ processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }] });
+  pinterest = fakePinterest();
 });
 afterEach(() => {
+  vi.unstubAllGlobals();
   fakes.uninstall();
   linkedin.uninstall();
+  facebook.uninstall();
+  instagram.uninstall();
+  threads.uninstall();
+  tiktok.stop();
+  youtube.stop();
+  pinterest.stop();
 });
+
+const token = { access_token: "access-token", refresh_token: "refresh-token" };
+const PAGE = "1010101";
+const IG_USER = "17841400000000001";
+
+const igPosts = (fake: MetaGraphFake) =>
+  fake.published
+    .filter((p) => p.kind === "ig_media")
+    .map((p) => ({ id: p.id, url: `https://www.instagram.com/p/C${p.id.slice(-8)}xYz/` }));
 
 const FAULTS: Array<[string, AfterHandlingFault]> = [
   ["the answer times out", { kind: "timeout" }],
@@ -42,6 +76,7 @@ interface NetworkCase {
   platform: string;
   contentType: string;
   content: string;
+  meta?: Record<string, unknown>;
   media?: (ws: TestWorkspace) => Promise<string[]>;
   seed: (ws: TestWorkspace) => Promise<string>;
   /** The call that makes the post (its answer is the one lost). */
@@ -106,14 +141,105 @@ const CASES: NetworkCase[] = [
     create: { method: "POST", path: "/rest/posts" },
     posts: () => linkedin.posts.map((p) => ({ id: p.urn, url: `https://www.linkedin.com/feed/update/${p.urn}` })),
   },
+  {
+    platform: "facebook",
+    contentType: "facebook_post",
+    content: "Exactly once on a Facebook Page",
+    seed: (ws) => seedAccount(ws, { platform: "facebook", platformUserId: PAGE, credentials: token }),
+    create: { method: "POST", path: `/v23.0/${PAGE}/feed` },
+    posts: () =>
+      facebook.published.map((p) => ({
+        id: p.id,
+        url: `https://www.facebook.com/permalink.php?story_fbid=${p.id.split("_")[1]}&id=${PAGE}`,
+      })),
+  },
+  {
+    platform: "instagram",
+    contentType: "instagram_feed",
+    content: "Exactly once on Instagram",
+    media: async (ws) => [await seedMedia(ws, "image")],
+    seed: (ws) => seedAccount(ws, { platform: "instagram", platformUserId: IG_USER, credentials: token }),
+    create: { method: "POST", path: `/v23.0/${IG_USER}/media_publish` },
+    posts: () => igPosts(instagram),
+  },
+  {
+    platform: "instagram-facebook",
+    contentType: "instagram_feed",
+    content: "Exactly once on Instagram via Facebook",
+    media: async (ws) => [await seedMedia(ws, "image")],
+    seed: (ws) => seedAccount(ws, { platform: "instagram-facebook", platformUserId: IG_USER, credentials: token }),
+    create: { method: "POST", path: `/v23.0/${IG_USER}/media_publish` },
+    posts: () => igPosts(facebook),
+  },
+  {
+    platform: "threads",
+    contentType: "threads_post",
+    content: "Exactly once on Threads",
+    seed: (ws) => seedAccount(ws, { platform: "threads", platformUserId: "7000001", credentials: token }),
+    create: { method: "POST", path: "/v1.0/7000001/threads_publish" },
+    posts: () =>
+      threads.published.map((p) => ({
+        id: p.id,
+        url: `https://www.threads.com/@tester/post/DA${p.id.slice(-6)}q`,
+      })),
+  },
+  {
+    platform: "tiktok",
+    contentType: "tiktok_video",
+    content: "Exactly once on TikTok",
+    media: async (ws) => [await seedMedia(ws, "video")],
+    seed: (ws) => seedAccount(ws, { platform: "tiktok", credentials: token }),
+    create: { method: "PUT", path: "/upload/video/" },
+    posts: () =>
+      [...tiktok.publishes.values()].map((p) => ({
+        id: p.postId,
+        url: `https://www.tiktok.com/@tester_tt/video/${p.postId}`,
+      })),
+  },
+  {
+    platform: "youtube",
+    contentType: "youtube_short",
+    content: "Exactly once on YouTube",
+    media: async (ws) => [await seedMedia(ws, "video")],
+    seed: (ws) => seedAccount(ws, { platform: "youtube", credentials: token }),
+    create: { method: "PUT", path: "/upload/youtube/v3/videos" },
+    posts: () =>
+      youtube.calls
+        .filter((c) => c.method === "PUT" && /bytes \d+-\d+\//.test(c.headers["content-range"] ?? ""))
+        .map(() => ({ id: "Sh0rt000001", url: "https://www.youtube.com/shorts/Sh0rt000001" })),
+  },
+  {
+    platform: "pinterest",
+    contentType: "pinterest_pin",
+    content: "Exactly once on Pinterest",
+    meta: { board_id: "549755885175", title: "Once" },
+    media: async (ws) => [await seedMedia(ws, "image")],
+    seed: (ws) => seedAccount(ws, { platform: "pinterest", credentials: token }),
+    create: { method: "POST", path: "/v5/pins" },
+    posts: () =>
+      [...pinterest.pins.values()].map((p) => ({
+        id: String(p.id),
+        url: `https://www.pinterest.com/pin/${p.id}/`,
+      })),
+  },
 ];
+
+/**
+ * The queue path uses the engine's real adapter context, whose polls wait with setTimeout (YouTube's in-place
+ * chunk retry and processing polls wait seconds): those waits are made instant here.
+ */
+function instantSleeps() {
+  const realSetTimeout = globalThis.setTimeout;
+  vi.stubGlobal("setTimeout", ((fn: () => void, ms?: number) =>
+    ms && ms >= 1000 ? realSetTimeout(fn, 0) : realSetTimeout(fn, ms)) as typeof setTimeout);
+}
 
 async function publishThroughQueue(c: NetworkCase) {
   const ws = await createTestWorkspace();
   const accountId = await c.seed(ws);
   const post = await seedPost(ws, {
     content: c.content,
-    rows: [{ accountId, platform: c.platform, contentType: c.contentType }],
+    rows: [{ accountId, platform: c.platform, contentType: c.contentType, meta: c.meta }],
     mediaIds: c.media ? await c.media(ws) : [],
   });
   const delays = await deliverUntilSettled(post.messages);
@@ -124,6 +250,7 @@ describe("no post is ever made twice", () => {
   for (const c of CASES) {
     for (const [label, fault] of FAULTS) {
       it(`${c.platform}: ${label} → one post on the network, the row published with its URL`, async () => {
+        instantSleeps();
         failAfterHandling(c.create.method, c.create.path, fault);
         const { post, delays, row } = await publishThroughQueue(c);
         const onNetwork = c.posts();
@@ -165,5 +292,72 @@ describe("no post is ever made twice", () => {
       claimed_at: expect.any(Number),
     });
     expect(await readPost(post.postId)).toMatchObject({ status: "failed" });
+  });
+
+  it("tiktok: a pull-from-URL init whose answer was lost fails as could-not-confirm, with one post on TikTok", async () => {
+    failAfterHandling("POST", "/v2/post/publish/video/init/", { kind: "timeout" });
+    const c = CASES.find((x) => x.platform === "tiktok")!;
+    const { delays, row } = await publishThroughQueue({ ...c, meta: { video_source: "PULL_FROM_URL" } });
+    expect(tiktok.publishes.size).toBe(1);
+    expect(delays).toHaveLength(1);
+    expect(row).toEqual({
+      status: "failed",
+      platform_post_id: null,
+      platform_url: null,
+      published_at: null,
+      error_message:
+        "Could not confirm whether the post was published: the answer from TikTok was lost. Check TikTok before retrying.",
+      attempts: 2,
+      claimed_at: expect.any(Number),
+    });
+  });
+
+  it("facebook: a story whose answer was lost fails as could-not-confirm, with one story on the Page", async () => {
+    failAfterHandling("POST", `/v23.0/${PAGE}/photo_stories`, {
+      kind: "status",
+      status: 500,
+      body: { error: { message: "An unknown error has occurred.", type: "OAuthException", code: 1 } },
+    });
+    const c = CASES.find((x) => x.platform === "facebook")!;
+    const { delays, row } = await publishThroughQueue({
+      ...c,
+      contentType: "facebook_story",
+      media: async (ws) => [await seedMedia(ws, "image")],
+    });
+    expect(facebook.published.filter((p) => p.kind === "photo_story")).toHaveLength(1);
+    expect(delays).toHaveLength(1);
+    expect(row).toMatchObject({
+      status: "failed",
+      platform_post_id: null,
+      error_message:
+        "Could not confirm whether the post was published: the answer from Facebook was lost. Check Facebook before retrying.",
+    });
+  });
+
+  it("a post edited after a lost answer is a new post: the saved handle is not reused", async () => {
+    failAfterHandling("POST", "/rest/posts", { kind: "timeout" });
+    const c = CASES.find((x) => x.platform === "linkedin-page")!;
+    const ws = await createTestWorkspace();
+    const accountId = await c.seed(ws);
+    const post = await seedPost(ws, {
+      content: "First words",
+      rows: [{ accountId, platform: c.platform, contentType: c.contentType }],
+    });
+    await deliverUntilSettled(post.messages, 1);
+    const saved = await env.DB.prepare("SELECT publish_state FROM post_platforms WHERE id = ?")
+      .bind(post.rowIds[0]!)
+      .first<{ publish_state: string }>();
+    expect(JSON.parse(saved!.publish_state)).toEqual({
+      request: expect.stringMatching(/^[0-9a-f]{64}$/),
+      state: { post_body: expect.objectContaining({ commentary: "First words" }) },
+    });
+    await env.DB.prepare("UPDATE posts SET content = 'Second words' WHERE id = ?").bind(post.postId).run();
+    // Redelivered as the queue would (attempt 2): the edited text is posted, not the saved body of the old one.
+    await deliver(post.messages, { attempts: 2 });
+    expect(linkedin.posts.map((p) => p.body.commentary)).toEqual(["First words", "Second words"]);
+    expect(await readRow(post.rowIds[0]!)).toMatchObject({
+      status: "published",
+      platform_post_id: linkedin.posts[1]!.urn,
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { createOnce, sameText } from "../checkpoint";
 import { refreshedFromTokenResponse, requireToken } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
@@ -58,17 +59,38 @@ async function uploadVideo(ctx: AdapterContext, api: PinterestApi, req: PublishR
   throw new PlatformError("transient", "Pinterest is still processing the video.");
 }
 
+/**
+ * No post twice: creating the Pin is one call whose answer is its only handle. "Sent at T" is saved before it;
+ * a retry after that reads the board's newest Pins (one page of 5) for a Pin created since T with the same
+ * title, description and link before creating one.
+ */
 async function publish(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult> {
-  boardId(req); // fail before any upload when no board is known
+  const board = boardId(req); // fail before any upload when no board is known
   const api = new PinterestApi(ctx, accessToken(req.account));
-  const source =
-    req.contentType === "pinterest_video_pin"
-      ? await uploadVideo(ctx, api, req)
-      : imageMediaSource(req.contentType, req.media);
-  const pin = await api.createPin(createPinBody(req, source));
-  if (!pin.id) throw new PlatformError("permanent", "Pinterest created the Pin without an id.");
-  return { platformPostId: pin.id, platformUrl: pinUrl(pin.id) };
+  const find = async (since: number): Promise<PublishResult | null> => {
+    const wanted = createPinBody(req, { source_type: "image_url", url: "" });
+    const { items } = await api.boardPins(board, LOOKUP_PAGE_SIZE);
+    const pin = items?.find(
+      (p) =>
+        Date.parse(`${p.created_at ?? ""}Z`) >= since &&
+        sameText(p.description, wanted.description) &&
+        sameText(p.title, wanted.title) &&
+        (p.link ?? null) === (wanted.link ?? null),
+    );
+    return pin?.id ? { platformPostId: pin.id, platformUrl: pinUrl(pin.id) } : null;
+  };
+  return createOnce(ctx.now(), req, find, async () => {
+    const source =
+      req.contentType === "pinterest_video_pin"
+        ? await uploadVideo(ctx, api, req)
+        : imageMediaSource(req.contentType, req.media);
+    const pin = await api.createPin(createPinBody(req, source));
+    if (!pin.id) throw new PlatformError("permanent", "Pinterest created the Pin without an id.");
+    return { platformPostId: pin.id, platformUrl: pinUrl(pin.id) };
+  });
 }
+
+const LOOKUP_PAGE_SIZE = 5;
 
 async function refresh(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials> {
   const refreshToken = requireToken(account, "refresh", "Pinterest");

@@ -44,6 +44,14 @@ export class PinterestApi {
     return this.call<PinterestPin>("POST", PINTEREST_PATHS.pins, body);
   }
 
+  /** The board's newest Pins, one small page. */
+  boardPins(boardId: string, pageSize: number): Promise<{ items?: PinterestPin[] }> {
+    return this.call<{ items?: PinterestPin[] }>(
+      "GET",
+      `/v5/boards/${encodeURIComponent(boardId)}/pins?page_size=${pageSize}`,
+    );
+  }
+
   registerVideo(): Promise<PinterestMediaUpload> {
     return this.call<PinterestMediaUpload>("POST", PINTEREST_PATHS.media, { media_type: "video" });
   }

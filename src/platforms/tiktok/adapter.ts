@@ -48,8 +48,9 @@ type TikTokState = {
   /** Saved before a pull-from-URL init (which publishes by itself). */
   init_sent_at?: number;
   publish_id?: string;
-  /** FILE_UPLOAD posts only publish once every chunk is up. */
+  /** FILE_UPLOAD posts only publish once all `file_size` bytes are up. */
   file_upload?: boolean;
+  file_size?: number;
   is_photo?: boolean;
 };
 
@@ -111,7 +112,7 @@ async function resume(
   username: string,
 ): Promise<PublishResult | null> {
   const data = await api.fetchStatus(saved.publish_id!);
-  if (saved.file_upload && data.status === "PROCESSING_UPLOAD") {
+  if (saved.file_upload && data.status === "PROCESSING_UPLOAD" && (data.uploaded_bytes ?? 0) < (saved.file_size ?? 0)) {
     log("info", "tiktok.upload_unfinished", { publishId: saved.publish_id });
     return null;
   }
@@ -143,7 +144,7 @@ async function publishVideo(
     const init = await api.initVideo(videoInitBody(req, privacyLevel, creator, plan.source));
     if (!init.upload_url) throw new PlatformError("transient", "TikTok did not return an upload URL.");
     // Saved before the bytes go up: the last chunk is what makes TikTok publish.
-    await saveState(req, { publish_id: init.publish_id, file_upload: true } satisfies TikTokState);
+    await saveState(req, { publish_id: init.publish_id, file_upload: true, file_size: size } satisfies TikTokState);
     for (const range of plan.ranges) {
       const bytes = await reader.read(range.last - range.first + 1);
       await api.uploadChunk(init.upload_url, bytes, range, size, media.mimeType || "video/mp4");

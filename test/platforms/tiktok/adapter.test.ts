@@ -204,7 +204,11 @@ describe("tiktok adapter: publish", () => {
     });
     expect(fake.calls.filter((c) => c.path === "/v2/post/publish/status/fetch/")).toHaveLength(36);
     expect(sleeps).toEqual(Array(35).fill(5000));
-    expect(checkpoint.saved).toEqual({ publish_id: "v_pub_file~v2-1.7000000000000000001", file_upload: true });
+    expect(checkpoint.saved).toEqual({
+      publish_id: "v_pub_file~v2-1.7000000000000000001",
+      file_upload: true,
+      file_size: media.size,
+    });
 
     // The next delivery asks about the same publish id; the last one the queue makes settles at the profile URL.
     fake.publishes.get("v_pub_file~v2-1.7000000000000000001")!.statuses = ["PUBLISH_COMPLETE"];

@@ -123,7 +123,8 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     const id = String(1130253812253000000n + BigInt(seq));
     const pin = {
       id,
-      created_at: "2026-11-23T12:00:00",
+      // Pinterest's format: UTC without a zone designator.
+      created_at: new Date().toISOString().slice(0, 19),
       link: body.link ?? null,
       title: body.title ?? null,
       description: body.description ?? null,
@@ -240,6 +241,18 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     if (!authorized(request)) return pinterestErrorResponse(401, 2, "Authentication failed.");
 
     if (request.method === "POST" && url.pathname === "/v5/pins") return createPin(call.json);
+
+    // GET /v5/boards/{board_id}/pins: newest first, page_size 1–250 (default 25), bookmark paging.
+    const boardPins = /^\/v5\/boards\/([^/]+)\/pins$/.exec(url.pathname);
+    if (request.method === "GET" && boardPins) {
+      if (!opts.boards.includes(boardPins[1]!)) return pinterestErrorResponse(404, 40, "Board not found.");
+      const size = Number(url.searchParams.get("page_size") ?? 25);
+      if (!Number.isInteger(size) || size < 1 || size > 250) {
+        return pinterestErrorResponse(400, 1, "page_size must be between 1 and 250.");
+      }
+      const items = [...pins.values()].filter((p) => p.board_id === boardPins[1]).reverse();
+      return json({ items: items.slice(0, size), bookmark: items.length > size ? "bm1" : null });
+    }
 
     if (request.method === "POST" && url.pathname === "/v5/media") {
       if ((call.json as any)?.media_type !== "video") return invalid("Invalid parameters. media_type must be video.");
