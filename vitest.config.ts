@@ -28,6 +28,7 @@ export default defineConfig({
           GOOGLE_OAUTH_URL: "https://google-oauth.fake",
           PINTEREST_API_URL: "https://pinterest.fake",
           BLUESKY_APPVIEW_URL: "https://bsky-appview.fake",
+          BLUESKY_PLC_URL: "https://plc.fake",
           X_CLIENT_ID: "x-client",
           X_CLIENT_SECRET: "x-secret",
           LINKEDIN_CLIENT_ID: "li-client",

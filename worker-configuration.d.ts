@@ -32,6 +32,7 @@ interface __BaseEnv_CloudflareBindings {
 	GOOGLE_OAUTH_URL: "https://oauth2.googleapis.com";
 	PINTEREST_API_URL: "https://api.pinterest.com";
 	BLUESKY_APPVIEW_URL: "https://public.api.bsky.app";
+	BLUESKY_PLC_URL: "https://plc.directory";
 	UPLOAD_GUARD: DurableObjectNamespace<import("./src/index").UploadGuard>;
 }
 declare namespace Cloudflare {
@@ -46,7 +47,7 @@ type StringifyValues<EnvType extends Record<string, unknown>> = {
 	[Binding in keyof EnvType]: EnvType[Binding] extends string ? EnvType[Binding] : string;
 };
 declare namespace NodeJS {
-	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "APP_ENV" | "LOG_LEVEL" | "MEDIA_URL" | "PUBLIC_URL" | "API_RATE_LIMIT_PER_MINUTE" | "MEDIA_IMAGE_MAX_BYTES" | "MEDIA_VIDEO_MAX_BYTES" | "MEDIA_MAX_IMAGE_PIXELS" | "MEDIA_MAX_FULL_DECODE_PIXELS" | "MEDIA_FETCH_ALLOW_PRIVATE" | "MEDIA_FETCH_TIMEOUT_SECONDS" | "UPLOAD_URL_TTL_SECONDS" | "UPLOAD_MAX_BYTES" | "UPLOAD_RATE_LIMIT_PER_MINUTE" | "X_API_URL" | "LINKEDIN_API_URL" | "LINKEDIN_OAUTH_URL" | "FACEBOOK_GRAPH_URL" | "INSTAGRAM_GRAPH_URL" | "THREADS_GRAPH_URL" | "TIKTOK_API_URL" | "YOUTUBE_API_URL" | "GOOGLE_OAUTH_URL" | "PINTEREST_API_URL" | "BLUESKY_APPVIEW_URL">> {}
+	interface ProcessEnv extends StringifyValues<Pick<Cloudflare.Env, "APP_ENV" | "LOG_LEVEL" | "MEDIA_URL" | "PUBLIC_URL" | "API_RATE_LIMIT_PER_MINUTE" | "MEDIA_IMAGE_MAX_BYTES" | "MEDIA_VIDEO_MAX_BYTES" | "MEDIA_MAX_IMAGE_PIXELS" | "MEDIA_MAX_FULL_DECODE_PIXELS" | "MEDIA_FETCH_ALLOW_PRIVATE" | "MEDIA_FETCH_TIMEOUT_SECONDS" | "UPLOAD_URL_TTL_SECONDS" | "UPLOAD_MAX_BYTES" | "UPLOAD_RATE_LIMIT_PER_MINUTE" | "X_API_URL" | "LINKEDIN_API_URL" | "LINKEDIN_OAUTH_URL" | "FACEBOOK_GRAPH_URL" | "INSTAGRAM_GRAPH_URL" | "THREADS_GRAPH_URL" | "TIKTOK_API_URL" | "YOUTUBE_API_URL" | "GOOGLE_OAUTH_URL" | "PINTEREST_API_URL" | "BLUESKY_APPVIEW_URL" | "BLUESKY_PLC_URL">> {}
 }
 declare module "*.txt" {
 	const value: string;

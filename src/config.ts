@@ -90,6 +90,8 @@ export const configSchema = z.object({
   CONNECT_STATE_TTL_SECONDS: int(600),
   /** Default lifetime of a hosted connect link (a request may ask for 5 minutes up to 7 days). */
   CONNECT_LINK_TTL_SECONDS: int(86_400),
+  /** The PLC directory that resolves did:plc identities to their DID documents (the account's actual PDS). */
+  BLUESKY_PLC_URL: url("https://plc.directory"),
   // Secrets
   TOKEN_ENCRYPTION_KEY: optionalSecret,
   UPLOAD_SIGNING_KEY: optionalSecret,

@@ -24,6 +24,7 @@ describe("config", () => {
       MEDIA_FETCH_ALLOW_PRIVATE: false,
       X_API_URL: "https://api.x.com",
       BLUESKY_APPVIEW_URL: "https://public.api.bsky.app",
+      BLUESKY_PLC_URL: "https://plc.directory",
     });
     expect(config.ADMIN_TOKEN).toBeUndefined();
   });

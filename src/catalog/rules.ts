@@ -79,6 +79,19 @@ export function contentTooLongMessage(phase: RulePhase, label: string, max: numb
     : `Content exceeds ${label} limit of ${max} characters (${length} provided).`;
 }
 
+/**
+ * Links per post, where a network caps them: Threads refuses a post with more than 5 unique links at container
+ * creation (THREADS_API__LINK_LIMIT_EXCEEDED, since 2025-12-22), so it is refused at schedule time instead.
+ */
+const MAX_LINKS: Readonly<Record<string, number>> = { threads: 5 };
+const LINK_RE = /\b(?:https?:\/\/|www\.)[^\s<>"]+/gi;
+
+/** Unique links in a text (trailing punctuation is not part of a link). */
+export function countLinks(text: string): number {
+  const links = (text.match(LINK_RE) ?? []).map((l) => l.replace(/[.,;:!?)\]'"]+$/, "").toLowerCase());
+  return new Set(links).size;
+}
+
 /** Every length and media problem of one target; empty when it fits. */
 export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedule"): RuleProblem[] {
   const problems: RuleProblem[] = [];
@@ -87,6 +100,17 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
   const max = maxLength(input);
   if (length > max) {
     problems.push({ field: "content", message: contentTooLongMessage(phase, spec.label, max, length) });
+  }
+  const maxLinks = MAX_LINKS[input.platform];
+  const links = maxLinks === undefined ? 0 : countLinks(input.content ?? "");
+  if (maxLinks !== undefined && links > maxLinks) {
+    problems.push({
+      field: "content",
+      message:
+        phase === "schedule"
+          ? `${spec.label}: too many links (${links}, max ${maxLinks}).`
+          : `Content exceeds ${spec.label} limit of ${maxLinks} links (${links} provided).`,
+    });
   }
   if (!isContentType(input.contentType) || !contentTypeFitsPlatform(input.platform, input.contentType)) {
     problems.push({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkPlatformRules, measurePlatform } from "../../src/catalog/rules";
+import { checkPlatformRules, countLinks, measurePlatform } from "../../src/catalog/rules";
 
 const image = { type: "image" as const };
 const video = { type: "video" as const };
@@ -30,6 +30,24 @@ describe("checkPlatformRules", () => {
     ]);
     expect(
       checkPlatformRules({ platform: "bluesky", contentType: "bluesky_post", content: "🏳️‍🌈".repeat(300), media: [] }),
+    ).toEqual([]);
+  });
+
+  it("Threads: at most 5 unique links (repeats count once), in both wordings", () => {
+    const links = (n: number) => Array.from({ length: n }, (_, i) => `https://example.com/${i}`).join(" ");
+    const five = `${links(5)} https://example.com/0 www.example.com/0.`;
+    expect(countLinks(five)).toBe(6);
+    expect(
+      checkPlatformRules({ platform: "threads", contentType: "threads_post", content: links(5), media: [] }),
+    ).toEqual([]);
+    const six = { platform: "threads", contentType: "threads_post", content: links(6), media: [] };
+    expect(checkPlatformRules(six)).toEqual([{ field: "content", message: "Threads: too many links (6, max 5)." }]);
+    expect(checkPlatformRules(six, "publish")).toEqual([
+      { field: "content", message: "Content exceeds Threads limit of 5 links (6 provided)." },
+    ]);
+    // Other networks have no link cap.
+    expect(
+      checkPlatformRules({ platform: "mastodon", contentType: "mastodon_post", content: links(6), media: [] }),
     ).toEqual([]);
   });
 

@@ -1,4 +1,4 @@
-import { readJson } from "../http";
+import { guardedPlatformFetch, readJson } from "../http";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
@@ -27,6 +27,7 @@ import {
 import type {
   BlobRef,
   CreateRecordResponse,
+  DidDocument,
   Embed,
   GetRecordResponse,
   JobStatus,
@@ -109,7 +110,9 @@ async function uploadVideo(actx: AdapterContext, account: AdapterAccount, s: Bsk
     nsid: "com.atproto.server.getServiceAuth",
     token: s.token,
     query: {
-      aud: `did:web:${new URL(s.service).host}`,
+      // The video service checks the token was made for the account's own PDS, which is not the entryway
+      // (bsky.social) the session may have been opened on: the DID document names it.
+      aud: `did:web:${new URL(await actualPds(actx, s)).host}`,
       lxm: "com.atproto.repo.uploadBlob",
       exp: String(Math.floor(actx.now() / 1000) + 30 * 60),
     },
@@ -127,8 +130,11 @@ async function uploadVideo(actx: AdapterContext, account: AdapterAccount, s: Bsk
   });
   const raw = (await readJson<Record<string, unknown>>(res)) ?? {};
   let job: JobStatus | undefined = (raw.jobStatus as JobStatus | undefined) ?? (raw as unknown as JobStatus);
-  // The same video uploaded twice (a retry) answers 409 with the existing job.
-  if (!res.ok && !(res.status === 409 && job?.jobId)) {
+  // A video the service already processed (a retry, or the same file posted again) answers `already_exists`
+  // with its blob: that blob is the video. Without a blob, the existing job is followed instead.
+  const existingBlob = job?.blob ?? (raw.blob as BlobRef | undefined);
+  if (raw.error === "already_exists" && existingBlob) return existingBlob;
+  if (!res.ok && !((res.status === 409 || raw.error === "already_exists") && job?.jobId)) {
     throw xrpcErrorFrom(res.status, res.headers, raw as XrpcErrorBody, actx.now());
   }
   for (let poll = 0; job && poll < VIDEO_POLL_MAX; poll++) {
@@ -149,6 +155,35 @@ async function uploadVideo(actx: AdapterContext, account: AdapterAccount, s: Bsk
     job = status.jobStatus;
   }
   throw new PlatformError("transient", "Bluesky is still processing the video.");
+}
+
+/**
+ * The account's actual PDS, from its DID document (did:plc via BLUESKY_PLC_URL, did:web via the host's
+ * `/.well-known/did.json`): the `#atproto_pds` service. Falls back to the session's service when the document
+ * names none; a directory that is down or throttling is worth a retry.
+ */
+async function actualPds(actx: AdapterContext, s: BskySession): Promise<string> {
+  let url: string | null = null;
+  if (/^did:plc:[a-z0-9]+$/.test(s.did)) url = `${actx.config.BLUESKY_PLC_URL}/${s.did}`;
+  else if (/^did:web:[a-z0-9.-]+$/i.test(s.did)) url = `https://${s.did.slice("did:web:".length)}/.well-known/did.json`;
+  if (!url) return s.service;
+  const res = await guardedPlatformFetch(actx, "Bluesky", url, { headers: { accept: "application/json" } });
+  if (res.status === 429 || res.status >= 500) {
+    await res.body?.cancel();
+    throw new PlatformError("transient", `The Bluesky identity directory is unavailable (HTTP ${res.status}).`, {
+      status: res.status,
+    });
+  }
+  const doc = res.ok ? await readJson<DidDocument>(res) : (await res.body?.cancel(), null);
+  const pds = doc?.service?.find(
+    (svc) =>
+      (svc.id === "#atproto_pds" || svc.id === `${s.did}#atproto_pds`) && typeof svc.serviceEndpoint === "string",
+  )?.serviceEndpoint;
+  try {
+    return pds ? new URL(pds).origin : s.service;
+  } catch {
+    return s.service;
+  }
 }
 
 async function buildEmbed(actx: AdapterContext, req: PublishRequest, s: BskySession): Promise<Embed | undefined> {

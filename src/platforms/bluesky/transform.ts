@@ -98,7 +98,8 @@ export function detectFacets(text: string): DetectedFacet[] {
     const tag = m[2].trim().replace(/\p{P}+$/u, "");
     if (tag.length === 0 || tag.length > MAX_TAG_LENGTH) continue;
     const start = m.index! + m[1]!.length;
-    found.push({ ...range(start, `#${tag}`), kind: "tag", tag });
+    // The facet covers the sign as written: the full-width ＃ is 3 UTF-8 bytes, not 1.
+    found.push({ ...range(start, `${text[start]}${tag}`), kind: "tag", tag });
   }
 
   return found.sort((a, b) => a.byteStart - b.byteStart);

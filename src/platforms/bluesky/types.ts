@@ -79,3 +79,9 @@ export interface PostView {
   quoteCount?: number;
   bookmarkCount?: number;
 }
+
+/** A DID document (plc.directory/<did> or https://<host>/.well-known/did.json): the services it names. */
+export interface DidDocument {
+  id?: string;
+  service?: Array<{ id?: string; type?: string; serviceEndpoint?: string }>;
+}

@@ -86,12 +86,40 @@ describe("Bluesky adapter against the fake", () => {
     await blueskyAdapter.publish(testAdapterContext(), req);
     expect(fakes.bluesky.count("GET /xrpc/com.atproto.server.getServiceAuth")).toBe(1);
     const auth = fakes.bluesky.calls.find((c) => c.path === "/xrpc/com.atproto.server.getServiceAuth")!;
-    expect(auth.url.searchParams.get("aud")).toBe("did:web:bsky-pds.fake");
+    // The audience is the account's actual PDS from its DID document (PLC directory), not the entryway.
+    expect(fakes.bluesky.count(`GET /${fakes.bluesky.did}`)).toBe(1);
+    expect(auth.url.searchParams.get("aud")).toBe("did:web:morel.us-east.host.bsky.fake");
     expect(auth.url.searchParams.get("lxm")).toBe("com.atproto.repo.uploadBlob");
     expect(fakes.bluesky.count("POST /xrpc/app.bsky.video.uploadVideo")).toBe(1);
     expect(fakes.bluesky.count("GET /xrpc/app.bsky.video.getJobStatus")).toBe(3);
     const embed = fakes.bluesky.records.get(tidFromRowId(req.postPlatformId))!.value.embed;
     expect(embed).toMatchObject({ $type: "app.bsky.embed.video", video: { $type: "blob", mimeType: "video/mp4" } });
+  });
+
+  it("uses the blob of a video the service already processed (already_exists) instead of failing", async () => {
+    const video = await storeTestMedia("video", new Uint8Array(4096).fill(9));
+    const first = request("clip one", [video]);
+    await blueskyAdapter.publish(testAdapterContext(), first);
+    const second = request("clip two", [video]);
+    await blueskyAdapter.publish(testAdapterContext(), second);
+    const blobOf = (r: typeof first) =>
+      fakes.bluesky.records.get(tidFromRowId(r.postPlatformId))!.value.embed.video.ref.$link;
+    expect(blobOf(second)).toBe(blobOf(first));
+    expect(fakes.bluesky.count("POST /xrpc/app.bsky.video.uploadVideo")).toBe(2);
+    // The second upload answered already_exists with the blob: no job to follow.
+    expect(fakes.bluesky.count("GET /xrpc/app.bsky.video.getJobStatus")).toBe(3);
+  });
+
+  it("a did:plc the directory does not know falls back to the session's PDS as the audience", async () => {
+    fakes.bluesky.pdsEndpoint = "https://bsky-pds.fake";
+    const video = await storeTestMedia("video");
+    const req = request("clip", [video]);
+    fakes.bluesky.inject(`GET /${fakes.bluesky.did}`, () =>
+      Response.json({ message: "DID not registered" }, { status: 404 }),
+    );
+    await blueskyAdapter.publish(testAdapterContext(), req);
+    const auth = fakes.bluesky.calls.find((c) => c.path === "/xrpc/com.atproto.server.getServiceAuth")!;
+    expect(auth.url.searchParams.get("aud")).toBe("did:web:bsky-pds.fake");
   });
 
   it("fails permanently when the video job fails", async () => {

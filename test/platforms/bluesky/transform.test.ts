@@ -57,6 +57,17 @@ describe("detectFacets", () => {
     ]);
   });
 
+  it("covers a full-width ＃ hashtag with its 3-byte sign", () => {
+    const text = "日本 ＃東京 and #tokyo";
+    const bytes = new TextEncoder().encode(text);
+    const slice = (s: number, e: number) => new TextDecoder().decode(bytes.slice(s, e));
+    const facets = detectFacets(text);
+    expect(facets.map((f) => ({ ...f, text: slice(f.byteStart, f.byteEnd) }))).toEqual([
+      { byteStart: 7, byteEnd: 16, kind: "tag", tag: "東京", text: "＃東京" },
+      { byteStart: 21, byteEnd: 27, kind: "tag", tag: "tokyo", text: "#tokyo" },
+    ]);
+  });
+
   it("ignores e-mail addresses, bare words and handles without a domain", () => {
     expect(detectFacets("mail me at alice@example.com or @alice")).toEqual([]);
   });

@@ -10,6 +10,8 @@ import { fakeJwt, json, ScriptedFake } from "./scripted";
 export const BSKY_PDS = "https://bsky-pds.fake";
 export const BSKY_VIDEO = "https://bsky-video.fake";
 export const BSKY_APPVIEW = "https://bsky-appview.fake";
+/** The PLC directory (BLUESKY_PLC_URL in tests). */
+export const BSKY_PLC = "https://plc.fake";
 
 const TID_RE = /^[234567abcdefghij][234567abcdefghijklmnopqrstuvwxyz]{12}$/;
 
@@ -27,7 +29,15 @@ export class FakeBluesky extends ScriptedFake {
   /** access JWT → exp (epoch seconds) */
   readonly accessTokens = new Map<string, number>();
   readonly refreshTokens = new Set<string>();
-  readonly serviceTokens = new Set<string>();
+  /** Service-auth token → the audience it was made for. */
+  readonly serviceTokens = new Map<string, string>();
+  /**
+   * Where the account's repo actually lives (its DID document's #atproto_pds), not the entryway the session is
+   * opened on (BSKY_PDS plays bsky.social): the video service only takes tokens made for this PDS.
+   */
+  pdsEndpoint = "https://morel.us-east.host.bsky.fake";
+  /** Digest of each video the service processed → its blob CID (a second upload answers already_exists). */
+  readonly processedVideos = new Map<string, string>();
   readonly records = new Map<string, StoredRecord>();
   readonly blobs = new Map<string, { mimeType: string; size: number }>();
   readonly handles = new Map<string, string>([["bob.test", "did:plc:bob00000000000000000000"]]);
@@ -44,7 +54,7 @@ export class FakeBluesky extends ScriptedFake {
   blobLimitBytes = 1_000_000;
 
   install(): () => void {
-    const off = [BSKY_PDS, BSKY_VIDEO, BSKY_APPVIEW].map((o) => fakeOrigin(o, (req) => this.serve(req)));
+    const off = [BSKY_PDS, BSKY_VIDEO, BSKY_APPVIEW, BSKY_PLC].map((o) => fakeOrigin(o, (req) => this.serve(req)));
     return () => {
       for (const f of off) f();
     };
@@ -118,6 +128,22 @@ export class FakeBluesky extends ScriptedFake {
     const q = url.searchParams;
     const origin = url.origin;
 
+    if (origin === BSKY_PLC) {
+      if (decodeURIComponent(url.pathname.slice(1)) !== this.did) {
+        return new Response(JSON.stringify({ message: `DID not registered: ${url.pathname.slice(1)}` }), {
+          status: 404,
+          headers: { "content-type": "application/json" },
+        });
+      }
+      return this.ok({
+        "@context": ["https://www.w3.org/ns/did/v1"],
+        id: this.did,
+        alsoKnownAs: [`at://${this.userHandle}`],
+        verificationMethod: [],
+        service: [{ id: "#atproto_pds", type: "AtprotoPersonalDataServer", serviceEndpoint: this.pdsEndpoint }],
+      });
+    }
+
     if (origin === BSKY_APPVIEW) {
       if (nsid !== "app.bsky.feed.getPosts")
         return this.xrpcError(404, "MethodNotImplemented", "Method Not Implemented");
@@ -165,7 +191,7 @@ export class FakeBluesky extends ScriptedFake {
         const denied = this.auth(req);
         if (denied) return denied;
         const token = `svc-${crypto.randomUUID()}`;
-        this.serviceTokens.add(token);
+        this.serviceTokens.set(token, q.get("aud") ?? "");
         return this.ok({ token });
       }
       case "com.atproto.repo.uploadBlob": {
@@ -235,13 +261,33 @@ export class FakeBluesky extends ScriptedFake {
   private async video(req: Request, nsid: string, q: URLSearchParams): Promise<Response> {
     const token = req.headers.get("authorization")?.slice(7) ?? "";
     if (!this.serviceTokens.has(token)) return this.xrpcError(401, "AuthenticationRequired", "Authentication Required");
+    if (this.serviceTokens.get(token) !== `did:web:${new URL(this.pdsEndpoint).host}`) {
+      return this.xrpcError(401, "BadJwtAudience", "jwt audience does not match service did");
+    }
     if (nsid === "app.bsky.video.uploadVideo") {
       const bytes = await req.arrayBuffer();
+      const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) =>
+        b.toString(16).padStart(2, "0"),
+      ).join("");
+      const processed = this.processedVideos.get(digest);
+      if (processed) {
+        return json(
+          409,
+          {
+            error: "already_exists",
+            message: "Video already processed",
+            did: q.get("did") ?? "",
+            blob: { $type: "blob", ref: { $link: processed }, mimeType: "video/mp4", size: bytes.byteLength },
+          },
+          this.rateHeaders(),
+        );
+      }
       const jobId = crypto.randomUUID();
       const blobCid = `bafkreivideo${jobId.replace(/-/g, "").slice(0, 20)}`;
       this.blobs.set(blobCid, { mimeType: "video/mp4", size: bytes.byteLength });
       const did = q.get("did") ?? "";
       this.jobs.set(jobId, { polls: 0, blobCid, did });
+      if (!this.videoFailure) this.processedVideos.set(digest, blobCid);
       return this.ok({ jobId, did, state: "JOB_STATE_CREATED", progress: 0 });
     }
     if (nsid === "app.bsky.video.getJobStatus") {
