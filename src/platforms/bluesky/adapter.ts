@@ -174,7 +174,8 @@ async function actualPds(actx: AdapterContext, s: BskySession): Promise<string> 
       status: res.status,
     });
   }
-  const doc = res.ok ? await readJson<DidDocument>(res) : (await res.body?.cancel(), null);
+  const doc = await readJson<DidDocument>(res);
+  if (!res.ok) return s.service;
   const pds = doc?.service?.find(
     (svc) =>
       (svc.id === "#atproto_pds" || svc.id === `${s.did}#atproto_pds`) && typeof svc.serviceEndpoint === "string",
