@@ -30,29 +30,34 @@ function freePort() {
   });
 }
 
-/** Serves the fake network's handlers (all of its origins on one port) plus the caller's landing page. */
-async function startFakeProvider(port) {
-  const origin = `http://127.0.0.1:${port}`;
-  const net = fakeFacebookOAuth({ authOrigin: origin, graphOrigin: origin });
-  const handlers = Object.values(net.routes);
-  const server = createServer(async (req, res) => {
-    const chunks = [];
-    for await (const chunk of req) chunks.push(chunk);
-    const body = chunks.length ? Buffer.concat(chunks) : undefined;
-    const request = new Request(`${origin}${req.url}`, { method: req.method, headers: req.headers, body });
-    let answer = null;
-    if (req.url.startsWith("/landed")) {
-      answer = new Response("<!doctype html><title>Back in the app</title><h1>Back in the app</h1>", {
-        headers: { "content-type": "text/html" },
-      });
-    }
-    for (const handle of handlers) answer ??= await handle(request.clone());
-    answer ??= new Response("Not Found", { status: 404 });
-    res.writeHead(answer.status, Object.fromEntries(answer.headers));
-    res.end(Buffer.from(await answer.arrayBuffer()));
-  });
-  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return { server, origin, net };
+/**
+ * Serves the fake network on two ports (its consent host and its Graph host, as Facebook has two origins), plus the
+ * caller's landing page; every handler sees requests with its own origin.
+ */
+async function startFakeProvider(authPort, graphPort) {
+  const authOrigin = `http://127.0.0.1:${authPort}`;
+  const graphOrigin = `http://127.0.0.1:${graphPort}`;
+  const net = fakeFacebookOAuth({ authOrigin, graphOrigin });
+  const serve = (origin) =>
+    createServer(async (req, res) => {
+      const chunks = [];
+      for await (const chunk of req) chunks.push(chunk);
+      const body = chunks.length ? Buffer.concat(chunks) : undefined;
+      const request = new Request(`${origin}${req.url}`, { method: req.method, headers: req.headers, body });
+      let answer = null;
+      if (req.url.startsWith("/landed")) {
+        answer = new Response("<!doctype html><title>Back in the app</title><h1>Back in the app</h1>", {
+          headers: { "content-type": "text/html" },
+        });
+      }
+      answer ??= (await net.routes[origin]?.(request)) ?? new Response("Not Found", { status: 404 });
+      res.writeHead(answer.status, Object.fromEntries(answer.headers));
+      res.end(Buffer.from(await answer.arrayBuffer()));
+    });
+  const servers = [serve(authOrigin), serve(graphOrigin)];
+  await new Promise((resolve) => servers[0].listen(authPort, "127.0.0.1", resolve));
+  await new Promise((resolve) => servers[1].listen(graphPort, "127.0.0.1", resolve));
+  return { servers, origin: authOrigin, authOrigin, graphOrigin, net };
 }
 
 async function waitForHealth(base, child) {
@@ -78,7 +83,7 @@ let wranglerLog = "";
 
 before(async () => {
   if (chromiumMissing) return;
-  fake = await startFakeProvider(await freePort());
+  fake = await startFakeProvider(await freePort(), await freePort());
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   stateDir = mkdtempSync(path.join(tmpdir(), "connect-e2e-"));
@@ -103,8 +108,8 @@ before(async () => {
     ADMIN_TOKEN,
     FACEBOOK_APP_ID: "fb-app",
     FACEBOOK_APP_SECRET: "fb-secret",
-    FACEBOOK_AUTH_URL: fake.origin,
-    FACEBOOK_GRAPH_URL: fake.origin,
+    FACEBOOK_AUTH_URL: fake.authOrigin,
+    FACEBOOK_GRAPH_URL: fake.graphOrigin,
     CONNECT_REDIRECT_ALLOWLIST: fake.origin,
   };
   const args = [
@@ -138,7 +143,7 @@ after(async () => {
     }
     await new Promise((r) => setTimeout(r, 500));
   }
-  fake?.server.close();
+  for (const server of fake?.servers ?? []) server.close();
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 });
 
@@ -174,6 +179,8 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      // Only loopback exists for this test: every other host (the fake avatars) fails at once.
+      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
     ],
   });
   mkdirSync(ARTIFACTS, { recursive: true });
@@ -183,12 +190,12 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     assert.equal(await page.title(), "Connect your social accounts");
     await page.getByRole("button", { name: "Connect Facebook Page" }).click();
     // The fake consent page approves at once and sends the browser back to the callback → selection page.
-    await page.waitForURL(/\/connect\/select\//);
+    await page.waitForURL(/\/connect\/select\//, { waitUntil: "domcontentloaded" });
     await page.getByLabel(/Acme Bakery/).check();
     await page.getByLabel(/Acme Cafe/).check();
     await page.screenshot({ path: path.join(ARTIFACTS, "connect-select-pages.png"), fullPage: true });
     await page.getByRole("button", { name: "Connect" }).click();
-    await page.waitForURL(/\/landed\?/);
+    await page.waitForURL(/\/landed\?/, { waitUntil: "domcontentloaded" });
     await page.screenshot({ path: path.join(ARTIFACTS, "connect-landed.png"), fullPage: true });
 
     const landed = new URL(page.url());
@@ -207,6 +214,15 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     });
     // The consent request carried the callback URL built from PUBLIC_URL.
     assert.equal(fake.net.oauth.tokenRequests[0].get("redirect_uri"), `${base}/api/oauth/facebook/callback`);
+  } catch (err) {
+    const last = browser
+      .contexts()
+      .flatMap((c) => c.pages())
+      .at(-1);
+    if (last)
+      await last.screenshot({ path: path.join(ARTIFACTS, "connect-failure.png"), fullPage: true }).catch(() => {});
+    const where = last ? `${last.url()}\n${(await last.content().catch(() => "")).slice(0, 1500)}` : "no page";
+    throw new Error(`${err.message}\nbrowser at: ${where}\nwrangler: ${wranglerLog.slice(-2000)}`);
   } finally {
     await browser.close();
   }
