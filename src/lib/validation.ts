@@ -96,3 +96,71 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, data: unknown): z.o
   if (!result.success) throw validationError(zodIssuesToFieldErrors(result.error.issues, data));
   return result.data;
 }
+
+/**
+ * The parts of a request body that are well formed, for the checks that run on them while its shape errors are
+ * reported (one round of validation, docs/limits.md). For each field of `schema` the body carries: the parsed value
+ * when the field is valid; else, for an array within its bound, the items that parse at their own index and
+ * `undefined` holes for the others (an array past its bound is left out whole, so those checks never do more work
+ * than the bound allows). Fields that failed are named in `malformed`.
+ */
+export function wellFormedParts(
+  schema: z.ZodObject,
+  raw: unknown,
+): { parts: Record<string, unknown>; malformed: Set<string> } {
+  const parts: Record<string, unknown> = {};
+  const malformed = new Set<string>();
+  const body = raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+  for (const [key, field] of Object.entries(schema.shape as Record<string, z.ZodType>)) {
+    if (!(key in body)) continue;
+    const whole = field.safeParse(body[key]);
+    if (whole.success) {
+      parts[key] = whole.data;
+      continue;
+    }
+    malformed.add(key);
+    const list = arraySchemaOf(field);
+    const value = body[key];
+    const max = list ? maxItemsOf(list) : Number.POSITIVE_INFINITY;
+    if (list && Array.isArray(value) && value.length <= max) {
+      parts[key] = value.map((item) => {
+        const parsed = list.element.safeParse(item);
+        return parsed.success ? parsed.data : undefined;
+      });
+    }
+  }
+  return { parts, malformed };
+}
+
+/** The array's `.max()` (a `max_length` check), or no limit. */
+function maxItemsOf(list: z.ZodArray<z.ZodType>): number {
+  const checks = (list._zod.def.checks ?? []) as { _zod: { def: { check: string; maximum?: number } } }[];
+  const limits = checks.filter((c) => c._zod.def.check === "max_length").map((c) => Number(c._zod.def.maximum));
+  return limits.length ? Math.min(...limits) : Number.POSITIVE_INFINITY;
+}
+
+/** The array schema inside optional/nullable wrappers, if the field is an array. */
+function arraySchemaOf(field: z.ZodType): z.ZodArray<z.ZodType> | undefined {
+  let current: z.ZodType = field;
+  for (let depth = 0; depth < 4; depth++) {
+    const def = current._zod.def as { type: string; innerType?: z.ZodType };
+    if (def.type === "array") return current as z.ZodArray<z.ZodType>;
+    if ((def.type === "optional" || def.type === "nullable" || def.type === "default") && def.innerType)
+      current = def.innerType;
+    else return undefined;
+  }
+  return undefined;
+}
+
+/** `a` then `b`, field by field; a message already listed for a field is not repeated. */
+export function mergeFieldErrors(a: FieldErrors, b: FieldErrors): FieldErrors {
+  const out: FieldErrors = {};
+  for (const errors of [a, b]) {
+    for (const [field, messages] of Object.entries(errors)) {
+      const list = out[field] ?? [];
+      for (const m of messages) if (!list.includes(m)) list.push(m);
+      out[field] = list;
+    }
+  }
+  return out;
+}

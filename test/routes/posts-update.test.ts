@@ -199,12 +199,14 @@ describe("PUT /api/posts/{post}: fields", () => {
     });
     expect(res.status).toBe(422);
     expect(res.body).toEqual({
-      message: "The selected status is invalid. (and 3 more errors)",
+      message: "The selected status is invalid. (and 4 more errors)",
       errors: {
         status: ["The selected status is invalid."],
         content: ["The content field must be a string."],
         "platforms.0.enabled": ["The platforms.0.enabled field must be true or false."],
         "platforms.0.meta": ["The platforms.0.meta field must be an object."],
+        // One round (issue 15): the date is checked although other fields are malformed.
+        scheduled_at: ["The scheduled at field must be a valid date."],
       },
     });
     const date = await put(ws, post.id, { scheduled_at: "31/12/2099" });

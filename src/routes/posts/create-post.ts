@@ -1,8 +1,9 @@
 import { z } from "@hono/zod-openapi";
-import { createPost } from "../../services/posts/create-post";
+import { type CreatePostDraft, createPost, createPostReferenceErrors } from "../../services/posts/create-post";
 import { IDEMPOTENCY_HEADER, withIdempotency } from "../../services/posts/idempotency";
 import type { App } from "../../types";
 import { authedRoute, ErrorSchema, jsonBody, ok } from "../openapi";
+import { oneRoundValidation } from "./one-round";
 import { CreatePostRequest, PostSchema } from "./schemas";
 
 const route = authedRoute({
@@ -28,17 +29,23 @@ const route = authedRoute({
 });
 
 export function registerCreatePost(app: App) {
-  app.openapi(route, async (c) => {
-    const ctx = c.get("workspace");
-    const input = c.req.valid("json");
-    const key = c.req.header(IDEMPOTENCY_HEADER);
-    if (key === undefined) return c.json(await createPost(ctx, input), 201);
-    const raw: unknown = await c.req.json();
-    const result = await withIdempotency(ctx, key, raw, async () => ({
-      status: 201,
-      body: await createPost(ctx, input),
-    }));
-    if (result.replayed) c.header("Idempotent-Replayed", "true");
-    return c.json(result.body as z.infer<typeof PostSchema>, result.status as 201);
-  });
+  app.openapi(
+    route,
+    async (c) => {
+      const ctx = c.get("workspace");
+      const input = c.req.valid("json");
+      const key = c.req.header(IDEMPOTENCY_HEADER);
+      if (key === undefined) return c.json(await createPost(ctx, input), 201);
+      const raw: unknown = await c.req.json();
+      const result = await withIdempotency(ctx, key, raw, async () => ({
+        status: 201,
+        body: await createPost(ctx, input),
+      }));
+      if (result.replayed) c.header("Idempotent-Replayed", "true");
+      return c.json(result.body as z.infer<typeof PostSchema>, result.status as 201);
+    },
+    oneRoundValidation(CreatePostRequest, (ctx, _c, parts) =>
+      createPostReferenceErrors(ctx, parts as CreatePostDraft),
+    ) as never,
+  );
 }

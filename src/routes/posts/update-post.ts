@@ -1,7 +1,8 @@
-import { updatePost } from "../../services/posts/update-post";
+import { type UpdatePostDraft, updatePost, updatePostReferenceErrors } from "../../services/posts/update-post";
 import type { App } from "../../types";
 import { authedRoute, ErrorSchema, jsonBody, ok } from "../openapi";
 import { PostParam } from "./get-post";
+import { oneRoundValidation } from "./one-round";
 import { PostSchema, UpdatePostRequest } from "./schemas";
 
 const route = authedRoute({
@@ -19,7 +20,11 @@ const route = authedRoute({
 });
 
 export function registerUpdatePost(app: App) {
-  app.openapi(route, async (c) =>
-    c.json(await updatePost(c.get("workspace"), c.req.valid("param").post, c.req.valid("json")), 200),
+  app.openapi(
+    route,
+    async (c) => c.json(await updatePost(c.get("workspace"), c.req.valid("param").post, c.req.valid("json")), 200),
+    oneRoundValidation(UpdatePostRequest, (ctx, c, parts, malformed) =>
+      updatePostReferenceErrors(ctx, c.req.param("post") ?? "", parts as UpdatePostDraft, malformed),
+    ) as never,
   );
 }

@@ -1,7 +1,7 @@
 import type { WorkspaceContext } from "../../context";
 import { insertJsonRows } from "../../db/json-params";
 import { postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
-import { ErrorBag } from "../../lib/errors";
+import { ErrorBag, type FieldErrors } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { todayAtNineUtc } from "../../lib/time";
 import type { PostResource } from "../../presenters/post";
@@ -79,6 +79,13 @@ export async function checkCreatePost(
   const labelRows = checkLabels(bag, refs, labelIds);
   const mediaRows = checkMedia(bag, refs, mediaItems);
   return { scheduledAt, accounts, labelRows, mediaRows };
+}
+
+/** The reference checks alone, for a request that also has shape errors (one round, routes/posts/one-round.ts). */
+export async function createPostReferenceErrors(ctx: WorkspaceContext, draft: CreatePostDraft): Promise<FieldErrors> {
+  const bag = new ErrorBag();
+  await checkCreatePost(ctx, draft, bag);
+  return bag.errors;
 }
 
 /**

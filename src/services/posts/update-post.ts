@@ -14,7 +14,7 @@ import {
   posts,
 } from "../../db/schema";
 import { PLATFORM_META_MAX_BYTES, POST_TARGETS_MAX } from "../../lib/bounds";
-import { conflict, ErrorBag, notFound, validationError } from "../../lib/errors";
+import { conflict, ErrorBag, type FieldErrors, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { errorFields, log } from "../../lib/logger";
 import type { PostResource } from "../../presenters/post";
@@ -279,6 +279,21 @@ export async function checkUpdatePost(
   }
   if (target === "publishing" && enabledRows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
   return { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows };
+}
+
+/**
+ * The checks of an update alone, for a request that also has shape errors (one round, routes/posts/one-round.ts).
+ * Throws like `loadPostState` when the post is absent or not editable.
+ */
+export async function updatePostReferenceErrors(
+  ctx: WorkspaceContext,
+  postId: string,
+  draft: UpdatePostDraft,
+  malformed: ReadonlySet<string>,
+): Promise<FieldErrors> {
+  const bag = new ErrorBag();
+  await checkUpdatePost(ctx, await loadPostState(ctx, postId), draft, bag, malformed);
+  return bag.errors;
 }
 
 /**
