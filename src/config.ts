@@ -94,6 +94,16 @@ export const configSchema = z.object({
   BLUESKY_PLC_URL: url("https://plc.directory"),
   // Secrets
   TOKEN_ENCRYPTION_KEY: optionalSecret,
+  /** Earlier TOKEN_ENCRYPTION_KEY values, comma-separated: still open what they sealed (rotation, docs/security.md). */
+  TOKEN_ENCRYPTION_KEYS_PREVIOUS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? "")
+        .split(",")
+        .map((k) => k.trim())
+        .filter((k) => k.length > 0),
+    ),
   UPLOAD_SIGNING_KEY: optionalSecret,
   ADMIN_TOKEN: optionalSecret,
   X_CLIENT_ID: optionalSecret,

@@ -86,7 +86,79 @@ function aesKey(secret: string): Promise<CryptoKey> {
   return key;
 }
 
-/** Encrypts a JSON value; output `v1.<iv>.<ciphertext>` (base64url). */
+/**
+ * Sealed values (docs/security.md "Encryption at rest"):
+ * - `v2.<key id>.<iv>.<ciphertext>`: AES-256-GCM with additional data (the row the value belongs to, e.g.
+ *   `social_accounts:<id>`), so a ciphertext copied to another row does not decrypt; `<key id>` names the key
+ *   (the first 8 hex digits of SHA-256 of the secret), so the key can be rotated: values sealed under an older key
+ *   still open while that key is listed among the previous keys.
+ * - `v1.<iv>.<ciphertext>`: the format before issue 21 — no additional data, no key id. Still opened (with the
+ *   current key, then the previous ones); written never.
+ */
+export interface SealingKeys {
+  /** The key new values are sealed with (TOKEN_ENCRYPTION_KEY). */
+  current: string;
+  /** Older keys, still accepted for opening (TOKEN_ENCRYPTION_KEYS_PREVIOUS). */
+  previous: readonly string[];
+}
+
+const keyIds = new Map<string, Promise<string>>();
+/** A short public name of a key: not secret (a hash prefix), enough to pick the key among a handful. */
+export function sealingKeyId(secret: string): Promise<string> {
+  let id = keyIds.get(secret);
+  if (!id) {
+    id = sha256Hex(`token-encryption-key-id:${secret}`).then((h) => h.slice(0, 8));
+    keyIds.set(secret, id);
+  }
+  return id;
+}
+
+/** Encrypts a JSON value bound to `boundTo` (e.g. `social_accounts:<id>`); output `v2.<key id>.<iv>.<ciphertext>`. */
+export async function sealJson(keys: SealingKeys, boundTo: string, value: unknown): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const ct = await crypto.subtle.encrypt(
+    { name: "AES-GCM", iv, additionalData: encoder.encode(boundTo) },
+    await aesKey(keys.current),
+    encoder.encode(JSON.stringify(value)),
+  );
+  return `v2.${await sealingKeyId(keys.current)}.${toBase64Url(iv)}.${toBase64Url(new Uint8Array(ct))}`;
+}
+
+/** Whether a sealed value is in the current format under the current key (else it is worth sealing again). */
+export async function isSealedWithCurrentKey(keys: SealingKeys, sealed: string): Promise<boolean> {
+  return sealed.startsWith(`v2.${await sealingKeyId(keys.current)}.`);
+}
+
+/** Opens a value sealed by `sealJson` for `boundTo` (or a legacy v1 value). Throws when it does not open. */
+export async function openJson<T = unknown>(keys: SealingKeys, boundTo: string, sealed: string): Promise<T> {
+  const parts = sealed.split(".");
+  if (parts[0] === "v2" && parts.length === 4) {
+    const [, kid, iv, ct] = parts as [string, string, string, string];
+    for (const secret of [keys.current, ...keys.previous]) {
+      if ((await sealingKeyId(secret)) !== kid) continue;
+      const plain = await crypto.subtle.decrypt(
+        { name: "AES-GCM", iv: fromBase64(iv), additionalData: encoder.encode(boundTo) },
+        await aesKey(secret),
+        fromBase64(ct),
+      );
+      return JSON.parse(new TextDecoder().decode(plain)) as T;
+    }
+    throw new Error("Sealed with an unknown key (is it missing from TOKEN_ENCRYPTION_KEYS_PREVIOUS?)");
+  }
+  let lastError: unknown = new Error("Unrecognised ciphertext format");
+  if (parts[0] === "v1" && parts.length === 3) {
+    for (const secret of [keys.current, ...keys.previous]) {
+      try {
+        return await decryptJson<T>(secret, sealed);
+      } catch (err) {
+        lastError = err;
+      }
+    }
+  }
+  throw lastError;
+}
+
+/** Encrypts a JSON value without binding or key id; output `v1.<iv>.<ciphertext>` (legacy; use `sealJson`). */
 export async function encryptJson(secret: string, value: unknown): Promise<string> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
   const ct = await crypto.subtle.encrypt(

@@ -25,7 +25,7 @@ export interface LoadedAccount {
 }
 
 export async function loadAccount(ctx: ServiceContext, row: AccountRow): Promise<LoadedAccount> {
-  const credentials = row.credentials ? await openCredentials(ctx, row.credentials) : {};
+  const credentials = row.credentials ? await openCredentials(ctx, row.id, row.credentials) : {};
   return {
     row,
     account: {
@@ -79,7 +79,7 @@ export async function refreshAccount(
   }
   try {
     const refreshed = await adapter.refresh(actx, loaded.account);
-    const sealed = await sealCredentials(ctx, refreshed.credentials);
+    const sealed = await sealCredentials(ctx, loaded.row.id, refreshed.credentials);
     const now = ctx.now();
     const schedule = REFRESH_SCHEDULES[loaded.row.platform as Platform];
     const [row] = await ctx.db

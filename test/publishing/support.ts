@@ -47,7 +47,7 @@ export async function seedAccount(ws: TestWorkspace, a: SeedAccount): Promise<st
       a.username ?? "tester",
       a.isActive === false ? 0 : 1,
       a.status ?? "connected",
-      a.status === "disconnected" ? null : await sealCredentials({ config: config() }, a.credentials),
+      a.status === "disconnected" ? null : await sealCredentials({ config: config() }, id, a.credentials),
       a.tokenExpiresAt ?? null,
       JSON.stringify(a.meta ?? {}),
       now,
@@ -287,7 +287,7 @@ export const readAccount = (id: string) =>
 export async function openAccountCredentials(id: string): Promise<AccountCredentials> {
   const { openCredentials } = await import("../../src/services/social-accounts/credentials");
   const row = await readAccount(id);
-  return openCredentials({ config: config() }, row!.credentials!);
+  return openCredentials({ config: config() }, id, row!.credentials!);
 }
 
 export { createTestWorkspace };

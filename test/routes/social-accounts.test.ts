@@ -93,7 +93,7 @@ describe("social accounts", () => {
       .first<Record<string, unknown>>();
     expect(JSON.stringify(row)).not.toContain("x-access-secret");
     expect(JSON.stringify(row)).not.toContain("x-refresh-secret");
-    expect(String(row?.credentials)).toMatch(/^v1\./);
+    expect(String(row?.credentials)).toMatch(/^v2\.[0-9a-f]{8}\./);
     expect(row?.token_expires_at).toBe(Date.UTC(2099, 0, 1));
   });
 

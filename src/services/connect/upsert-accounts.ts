@@ -52,7 +52,8 @@ export async function upsertAccounts(
     (a) => existing.find((e) => e.platform === a.platform && e.puid === a.platformUserId)?.id ?? newId(),
   );
   // Seal first: query builders are thenables, so they must not pass through an await before the batch.
-  const sealed = await Promise.all(accounts.map((a) => sealCredentials(ctx, a.credentials)));
+  // Sealed for the row id they will live in (AES-GCM additional data, docs/security.md).
+  const sealed = await Promise.all(accounts.map((a, i) => sealCredentials(ctx, ids[i]!, a.credentials)));
   const statements = accounts.map((a, i) =>
     ctx.db
       .insert(socialAccounts)
@@ -81,7 +82,9 @@ export async function upsertAccounts(
           avatarUrl: sql`coalesce(excluded.avatar_url, ${socialAccounts.avatarUrl})`,
           isActive: true,
           status: "connected",
-          credentials: sql`excluded.credentials`,
+          // Sealed for ids[i]: only valid in that row. A concurrent connect that created the row under another id
+          // meanwhile keeps its own credentials rather than receive ones that would not open there.
+          credentials: sql`CASE WHEN excluded.id = ${socialAccounts.id} THEN excluded.credentials ELSE ${socialAccounts.credentials} END`,
           tokenExpiresAt: sql`excluded.token_expires_at`,
           meta: sql`json_patch(${socialAccounts.meta}, excluded.meta)`,
           updatedAt: now,

@@ -1,6 +1,6 @@
 import { requireSecret } from "../../config";
 import type { ServiceContext } from "../../context";
-import { decryptJson, encryptJson } from "../../lib/crypto";
+import { isSealedWithCurrentKey, openJson, type SealingKeys, sealJson } from "../../lib/crypto";
 
 /** Decrypted platform credentials. OAuth platforms use access/refresh tokens; Bluesky keeps its session too. */
 export interface AccountCredentials {
@@ -15,10 +15,34 @@ export interface AccountCredentials {
   refresh_jwt?: string;
 }
 
-export function sealCredentials(ctx: Pick<ServiceContext, "config">, creds: AccountCredentials): Promise<string> {
-  return encryptJson(requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"), creds);
+/** TOKEN_ENCRYPTION_KEY seals; it and TOKEN_ENCRYPTION_KEYS_PREVIOUS open (rotation: docs/security.md). */
+export function credentialKeys(ctx: Pick<ServiceContext, "config">): SealingKeys {
+  return {
+    current: requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"),
+    previous: ctx.config.TOKEN_ENCRYPTION_KEYS_PREVIOUS,
+  };
 }
 
-export function openCredentials(ctx: Pick<ServiceContext, "config">, sealed: string): Promise<AccountCredentials> {
-  return decryptJson<AccountCredentials>(requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"), sealed);
+/** The additional data binding a ciphertext to its row: it opens only as the credentials of that account. */
+const boundTo = (accountId: string) => `social_accounts:${accountId}`;
+
+export function sealCredentials(
+  ctx: Pick<ServiceContext, "config">,
+  accountId: string,
+  creds: AccountCredentials,
+): Promise<string> {
+  return sealJson(credentialKeys(ctx), boundTo(accountId), creds);
+}
+
+export function openCredentials(
+  ctx: Pick<ServiceContext, "config">,
+  accountId: string,
+  sealed: string,
+): Promise<AccountCredentials> {
+  return openJson<AccountCredentials>(credentialKeys(ctx), boundTo(accountId), sealed);
+}
+
+/** Whether the row's ciphertext is legacy (v1) or under a previous key, i.e. worth sealing again. */
+export async function credentialsNeedResealing(ctx: Pick<ServiceContext, "config">, sealed: string) {
+  return !(await isSealedWithCurrentKey(credentialKeys(ctx), sealed));
 }
