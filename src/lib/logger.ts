@@ -6,7 +6,15 @@ type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level | "silent", number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 const SECRET_KEY = /authorization|token|secret|password|credential|signature|cookie|api[_-]?key/i;
 
+/**
+ * drizzle's DrizzleQueryError message (and so its stack) ends with the statement's bound values — post content,
+ * sealed credentials, token hashes: `Failed query: <sql>\nparams: <values>`. Every logged string has them cut.
+ */
+const QUERY_PARAMS = /(Failed query:[\s\S]*?\n\s*params:)[^\n]*/g;
+export const redactQueryParams = (text: string) => text.replace(QUERY_PARAMS, "$1 [redacted]");
+
 function redact(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return value.includes("params:") ? redactQueryParams(value) : value;
   if (depth > 4 || value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
@@ -27,7 +35,20 @@ export function log(level: Level, event: string, fields: Record<string, unknown>
   else console.log(line);
 }
 
+/**
+ * The loggable fields of an error: name, message, stack, and the cause's message (D1's own error, under a
+ * DrizzleQueryError) — bound query values redacted from all of them. The error's own properties (drizzle keeps
+ * `params`) are never copied.
+ */
 export function errorFields(err: unknown): Record<string, unknown> {
-  if (err instanceof Error) return { error: err.name, error_message: err.message, stack: err.stack };
-  return { error: String(err) };
+  if (err instanceof Error) {
+    const cause = err.cause instanceof Error ? { error_cause: redactQueryParams(err.cause.message) } : {};
+    return {
+      error: err.name,
+      error_message: redactQueryParams(err.message),
+      stack: err.stack ? redactQueryParams(err.stack) : err.stack,
+      ...cause,
+    };
+  }
+  return { error: redactQueryParams(String(err)) };
 }
