@@ -36,8 +36,8 @@ export function registerCreatePost(app: App) {
       const input = c.req.valid("json");
       const key = c.req.header(IDEMPOTENCY_HEADER);
       if (key === undefined) return c.json(await createPost(ctx, input), 201);
-      const raw: unknown = await c.req.json();
-      const result = await withIdempotency(ctx, key, raw, async () => ({
+      // The validated input, not the raw body: fields the API ignores do not count, and nothing unbounded is walked.
+      const result = await withIdempotency(ctx, key, input, async () => ({
         status: 201,
         body: await createPost(ctx, input),
       }));

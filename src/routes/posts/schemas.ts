@@ -7,6 +7,7 @@ import {
   POST_PLATFORM_UPDATES_MAX,
   POST_TARGETS_MAX,
 } from "../../lib/bounds";
+import { boundedMetaDepth } from "../../lib/json-bounds";
 import { ymdHis } from "../openapi";
 import { LabelSchema } from "../schemas";
 
@@ -117,6 +118,7 @@ export const UpdatePostRequest = z
           meta: z
             .object({})
             .catchall(z.unknown())
+            .superRefine(boundedMetaDepth) // depth here; the merged size is PLATFORM_META_MAX_BYTES (update-post)
             .optional()
             .openapi({
               description: `Shallow-merged into the row's meta; a null value removes the key. Pinterest: \`board_id\`; TikTok: \`privacy_level\`. The merged meta is at most ${PLATFORM_META_MAX_BYTES} bytes as JSON.`,

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PLATFORMS } from "../../catalog/platforms";
 import { ErrorBag } from "../../lib/errors";
+import { boundedMeta } from "../../lib/json-bounds";
 import { parseUserDateTime } from "../../lib/time";
 import {
   connectSocialAccount,
@@ -59,6 +60,7 @@ const ConnectSocialAccountRequest = z
           .openapi({ description: "Facebook page id behind an Instagram (Facebook) account." }),
       })
       .catchall(z.unknown())
+      .superRefine(boundedMeta)
       .default({}),
   })
   .openapi("ConnectSocialAccountRequest");

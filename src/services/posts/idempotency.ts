@@ -13,7 +13,8 @@ import { errorFields, log } from "../../lib/logger";
  * - the same key with another body: 422 `errors["Idempotency-Key"]`;
  * - a request that fails (422, 404, 500, …) releases the claim, so the corrected request can reuse the key;
  * - a claim left in flight for over a minute (the Worker died mid-request) may be taken over.
- * "Same body" means the same JSON value: key order and whitespace do not matter.
+ * "Same body" means the same validated input: key order, whitespace and fields the API ignores do not matter
+ * (issue 21: the raw body is never walked, so a deeply nested ignored field cannot overflow the hash).
  */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const IDEMPOTENCY_IN_FLIGHT_STALE_MS = 60 * 1000;
