@@ -1,6 +1,7 @@
 export * from "./connect";
 export * from "./idempotency";
 export * from "./labels";
+export * from "./lifecycle";
 export * from "./media";
 export * from "./posts";
 export * from "./signatures";

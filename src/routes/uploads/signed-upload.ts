@@ -4,6 +4,7 @@ import { requireSecret } from "../../config";
 import { AppError, notFound, tooManyRequests } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { MultipartReader } from "../../media/multipart";
+import { uploadIssuerRevoked } from "../../services/uploads/issue-upload";
 import { checkUploadSignature } from "../../services/uploads/signing";
 import { storeSignedUpload, type VerifiedUpload, workspaceExists } from "../../services/uploads/store-upload";
 import { hitIpWindow } from "../../services/uploads/upload-guard";
@@ -13,12 +14,14 @@ import { ErrorSchema, errorResponses, ok } from "../openapi";
 
 export const INVALID_SIGNATURE = "Invalid signature.";
 export const EXPIRED_SIGNATURE = "Upload URL has expired.";
+export const REVOKED_ISSUER = "The API key that issued this upload URL has been revoked.";
 
 const forbidden = (message: string) => new AppError("forbidden", message);
 
 /**
  * The signed URL is the credential; it is verified before the handler runs, in the order of decisions §9:
- * non-UUID token 404 → per-IP window 429 → signature 403 → expiry 403 → workspace gone 404.
+ * non-UUID token 404 → per-IP window 429 → signature 403 → expiry 403 → issuing API key revoked 403 → workspace
+ * gone 404.
  */
 export const verifySignedUpload: MiddlewareHandler<AppEnv & { Variables: { upload: VerifiedUpload } }> = async (
   c,
@@ -37,6 +40,7 @@ export const verifySignedUpload: MiddlewareHandler<AppEnv & { Variables: { uploa
   );
   if (!check.ok) throw forbidden(INVALID_SIGNATURE);
   if (service.now() > check.expiresUnix * 1000) throw forbidden(EXPIRED_SIGNATURE);
+  if (await uploadIssuerRevoked(service, token)) throw forbidden(REVOKED_ISSUER);
   if (!(await workspaceExists(service, check.workspaceId))) throw notFound();
   c.set("upload", { token, workspaceId: check.workspaceId, expiresAtMs: check.expiresUnix * 1000 });
   await next();
@@ -63,7 +67,7 @@ const route = createRoute({
   tags: ["Uploads"],
   summary: "Upload a file to a signed URL (no bearer token)",
   description:
-    "The URL from `POST /api/uploads` (or the MCP tool) is the only credential and works once. Checks, in order: token not a UUID → 404; more than UPLOAD_RATE_LIMIT_PER_MINUTE requests a minute from the IP → 429; signature missing, wrong, altered or extra parameter → 403; expired → 403; workspace gone → 404; file missing, too large or of a type not allowed → 422 (the URL stays usable); already used → 409.",
+    "The URL from `POST /api/uploads` (or the MCP tool) is the only credential and works once. Checks, in order: token not a UUID → 404; more than UPLOAD_RATE_LIMIT_PER_MINUTE requests a minute from the IP → 429; signature missing, wrong, altered or extra parameter → 403; expired → 403; the API key that issued it revoked → 403; workspace gone → 404; file missing, too large or of a type not allowed → 422 (the URL stays usable); already used → 409.",
   request: {
     params: z.object({
       token: z.string().openapi({ param: { name: "token", in: "path" }, description: "Upload token (UUID)." }),
@@ -78,7 +82,7 @@ const route = createRoute({
   responses: {
     ...errorResponses,
     201: ok(StoredUploadSchema, "Stored; the Media is a workspace asset carrying the upload token."),
-    403: json("Invalid signature, altered or extra parameter, or expired URL."),
+    403: json("Invalid signature, altered or extra parameter, expired URL, or the issuing API key was revoked."),
     409: json("The URL was already used."),
     429: json("More than the per-IP limit this minute; see `Retry-After`."),
   },

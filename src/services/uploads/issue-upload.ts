@@ -1,5 +1,7 @@
+import { eq } from "drizzle-orm";
 import { requireSecret } from "../../config";
-import type { WorkspaceContext } from "../../context";
+import type { ServiceContext, WorkspaceContext } from "../../context";
+import { apiKeys, signedUploadIssuers } from "../../db/schema";
 import { formatIso } from "../../lib/time";
 import { signUploadUrl } from "./signing";
 
@@ -16,7 +18,8 @@ export interface IssuedUpload {
 
 /**
  * A one-shot signed upload URL for this workspace (`POST /api/uploads`, MCP `request-media-upload-tool`).
- * Nothing is stored: the URL carries its own proof, and the UploadGuard records the token only when it is used.
+ * The URL carries its own proof; the UploadGuard records the token only when it is used. The issuing API key is
+ * recorded (`signed_upload_issuers`) so the URL stops working when that key is revoked (docs/security.md).
  */
 export async function issueUpload(ctx: WorkspaceContext): Promise<IssuedUpload> {
   const token = crypto.randomUUID();
@@ -28,6 +31,7 @@ export async function issueUpload(ctx: WorkspaceContext): Promise<IssuedUpload> 
     expiresUnix,
     ctx.workspaceId,
   );
+  await ctx.db.insert(signedUploadIssuers).values({ token, apiKeyId: ctx.apiKeyId, expiresAt: expiresUnix * 1000 });
   return {
     upload_token: token,
     upload_url: url,
@@ -35,4 +39,19 @@ export async function issueUpload(ctx: WorkspaceContext): Promise<IssuedUpload> 
     max_bytes: ctx.config.UPLOAD_MAX_BYTES,
     field_name: UPLOAD_FIELD_NAME,
   };
+}
+
+/**
+ * Whether the API key that issued a signed URL has been revoked (or has expired) since. A URL without an issuer
+ * record (issued before the record existed) is judged by its signature and expiry alone.
+ */
+export async function uploadIssuerRevoked(ctx: ServiceContext, token: string): Promise<boolean> {
+  const row = await ctx.db
+    .select({ revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt })
+    .from(signedUploadIssuers)
+    .innerJoin(apiKeys, eq(apiKeys.id, signedUploadIssuers.apiKeyId))
+    .where(eq(signedUploadIssuers.token, token))
+    .get();
+  if (!row) return false;
+  return row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= ctx.now());
 }
