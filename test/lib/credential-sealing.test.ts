@@ -49,9 +49,9 @@ describe("sealed credentials: bound to their row, carrying a key id", () => {
       env.DB.prepare(
         `INSERT INTO social_accounts (id, workspace_id, platform, platform_user_id, display_name, username, is_active,
            status, credentials, token_expires_at, meta, created_at, updated_at)
-         VALUES (?, ?, 'x', '1', 'X', 'x', 1, 'connected', ?, ?, '{}', ?, ?)`,
+         VALUES (?, ?, 'x', ?, 'X', 'x', 1, 'connected', ?, ?, '{}', ?, ?)`,
       )
-        .bind(id, ws.workspaceId, credentials, tokenExpiresAt, now, now)
+        .bind(id, ws.workspaceId, id, credentials, tokenExpiresAt, now, now)
         .run();
     const legacyId = crypto.randomUUID();
     const oldKeyId = crypto.randomUUID();

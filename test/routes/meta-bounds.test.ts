@@ -70,5 +70,18 @@ describe("meta is bounded in depth and size", () => {
       status: 422,
       body: { message, errors: { meta: [message] } },
     });
+    const big = await ws.api("POST", "/api/social-accounts", {
+      platform: "x",
+      display_name: "X",
+      username: "x",
+      platform_user_id: "2",
+      credentials: { access_token: "t" },
+      meta: { extra: "x".repeat(META_MAX_BYTES) },
+    });
+    const sizeMessage = `The meta field must not be larger than ${META_MAX_BYTES} bytes as JSON.`;
+    expect({ status: big.status, body: big.body }).toEqual({
+      status: 422,
+      body: { message: sizeMessage, errors: { meta: [sizeMessage] } },
+    });
   });
 });
