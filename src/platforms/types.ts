@@ -54,6 +54,13 @@ export interface PublishRequest {
    * network already accepted (TikTok in moderation) settles now instead.
    */
   finalAttempt?: boolean;
+  /**
+   * Issue 20: publish this request as a reply (a thread item, or a first comment on networks whose comments are
+   * replies: X, Bluesky, Threads, Mastodon). `root` is the row's main post, `parent` the item it answers (the main
+   * post for the first item). `postPlatformId` is then the item's own stable key (`<row id>:t<n>` / `<row id>:c`),
+   * so derived record keys and idempotency keys differ per item, and `checkpoint` is the item's own.
+   */
+  replyTo?: { root: PublishResult; parent: PublishResult };
 }
 
 /** JSON the adapter chooses; kept on the row (`publish_state`) until it settles. */
@@ -72,6 +79,29 @@ export interface PublishCheckpoint {
 export interface PublishResult {
   platformPostId: string;
   platformUrl: string | null;
+  /**
+   * What a later reply under this post needs besides its id, chosen by the adapter and stored with the result
+   * (Bluesky: `{cid}`, for `reply.root` / `reply.parent` strong refs). Absent when the id is enough.
+   */
+  replyRef?: Record<string, unknown>;
+}
+
+/**
+ * Issue 20: a comment under a published post, on networks where a comment is not a post of the account's own
+ * (Facebook, Instagram, LinkedIn, YouTube). Networks without `comment` get their first comment as a reply
+ * (`PublishRequest.replyTo`).
+ */
+export interface CommentRequest {
+  /** Stable key of this comment (`<row id>:c`), for idempotency / lookups across retries. */
+  key: string;
+  /** The row's published post. */
+  on: PublishResult;
+  contentType: string;
+  content: string;
+  meta: Record<string, unknown>;
+  account: AdapterAccount;
+  /** The comment's own checkpoint (same contract as PublishRequest.checkpoint). */
+  checkpoint?: PublishCheckpoint;
 }
 
 export interface MetricsRequest {
@@ -114,6 +144,8 @@ export interface PlatformAdapter {
    * existing post if the platform can tell (Bluesky getRecord on the derived record key), else null.
    */
   findExisting?(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult | null>;
+  /** Posts a comment under a published post (Facebook, Instagram, LinkedIn, YouTube). See CommentRequest. */
+  comment?(ctx: AdapterContext, req: CommentRequest): Promise<PublishResult>;
   /** Refreshes the account's token; throws PlatformError kind "auth" when the platform refuses. */
   refresh?(ctx: AdapterContext, account: AdapterAccount): Promise<RefreshedCredentials>;
   /** Post-level metrics with the labels of decisions §11. Absent for tiktok and linkedin. */
