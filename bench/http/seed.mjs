@@ -6,6 +6,7 @@ export const VARS = {
   TOKEN_ENCRYPTION_KEY: "bench-token-encryption-key",
   UPLOAD_SIGNING_KEY: "bench-upload-signing-key",
   API_RATE_LIMIT_PER_MINUTE: "100000000",
+  API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000000",
   // Request logs off during the runs: wrangler dev's console pipe would dominate the latencies.
   LOG_LEVEL: "warn",
   APP_ENV: "development",

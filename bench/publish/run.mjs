@@ -56,6 +56,7 @@ async function startDev(fakeOrigin) {
     MEDIA_FETCH_ALLOW_PRIVATE: "true",
     // The PUT timing makes 3 requests per sample: above the default per-key throttle.
     API_RATE_LIMIT_PER_MINUTE: "100000",
+    API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000",
     X_API_URL: fakeOrigin,
     BLUESKY_APPVIEW_URL: fakeOrigin,
   };

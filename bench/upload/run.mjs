@@ -124,6 +124,7 @@ const worker = await startWorker({
     UPLOAD_MAX_BYTES: String(1024 * MB),
     UPLOAD_RATE_LIMIT_PER_MINUTE: "100000000",
     API_RATE_LIMIT_PER_MINUTE: "100000000",
+    API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000000",
     LOG_LEVEL: "warn",
   },
 });
