@@ -46,11 +46,14 @@ function migrate() {
   if (res.status !== 0) throw new Error(`migrations failed: ${res.stdout}\n${res.stderr}`);
 }
 
+/** The running `wrangler dev` (its output is printed when the API answers 5xx). */
+let currentDev = null;
+
 async function startDev(fakeOrigin) {
   const vars = {
     ...secrets,
     APP_ENV: "development",
-    LOG_LEVEL: "warn",
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? "warn",
     MEDIA_URL: `${BASE}/media`,
     // The webhook receiver is on loopback (both runs set it, so they differ only in the endpoint).
     MEDIA_FETCH_ALLOW_PRIVATE: "true",
@@ -82,7 +85,10 @@ async function startDev(fakeOrigin) {
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) throw new Error(`wrangler dev exited: ${output}`);
     try {
-      if ((await fetch(`${BASE}/api/health`)).ok) return { child, output: () => output };
+      if ((await fetch(`${BASE}/api/health`)).ok) {
+        currentDev = { child, output: () => output };
+        return currentDev;
+      }
     } catch {}
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -101,7 +107,10 @@ async function api(method, p, body, token) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const json = await res.json().catch(() => null);
-  if (!res.ok) throw new Error(`${method} ${p} → ${res.status} ${JSON.stringify(json)}`);
+  if (!res.ok) {
+    if (res.status >= 500) console.error(currentDev?.output().slice(-4000));
+    throw new Error(`${method} ${p} → ${res.status} ${JSON.stringify(json)}`);
+  }
   return json;
 }
 
@@ -383,5 +392,7 @@ production Queues concurrency (which scales consumers; local dev does not).`;
 
 main().catch((err) => {
   console.error(err);
+  // A failed run must not leave `wrangler dev` holding the port (the next run would talk to the stale one).
+  currentDev?.child.kill("SIGTERM");
   process.exit(1);
 });
