@@ -1,19 +1,27 @@
-import { PlatformError, type PublishRequest, type PublishResult, type PublishState } from "./types";
+import { PlatformError, type PublishCheckpoint, type PublishResult, type PublishState } from "./types";
 
 /**
  * Adapter side of the "no post twice" checkpoint (docs/publishing.md). An adapter saves what it handed the network
  * before each call it cannot take back (a container id, a publish id, an upload session, or just "the create call
  * was sent at T"), and on a retry resumes from what was saved: it asks the network about that handle instead of
  * starting over.
+ *
+ * The helpers take anything that carries a checkpoint: a post (PublishRequest, also a thread item or a first
+ * comment given as a reply) or a comment (CommentRequest), each with its own checkpoint (issue 20).
  */
 
+/** A request with its own "no post twice" checkpoint: PublishRequest or CommentRequest. */
+export interface Checkpointed {
+  checkpoint?: PublishCheckpoint;
+}
+
 /** What an earlier attempt of this row saved (null on a first attempt or outside the publish job). */
-export function savedState<T extends PublishState>(req: PublishRequest): T | null {
+export function savedState<T extends PublishState>(req: Checkpointed): T | null {
   return (req.checkpoint?.saved as T | null | undefined) ?? null;
 }
 
 /** Saves `state` before an irreversible call; a no-op outside the publish job. */
-export async function saveState(req: PublishRequest, state: PublishState): Promise<void> {
+export async function saveState(req: Checkpointed, state: PublishState): Promise<void> {
   await req.checkpoint?.save(state);
 }
 
@@ -21,10 +29,10 @@ export async function saveState(req: PublishRequest, state: PublishState): Promi
  * The row's end when an earlier attempt may have created the post and the network offers no way to tell: the
  * row fails with this message rather than risk a second post. Permanent, so the engine does not retry it.
  */
-export function couldNotConfirm(network: string): PlatformError {
+export function couldNotConfirm(network: string, what: "post" | "reply" | "comment" = "post"): PlatformError {
   return new PlatformError(
     "permanent",
-    `Could not confirm whether the post was published: the answer from ${network} was lost. Check ${network} before retrying.`,
+    `Could not confirm whether the ${what} was published: the answer from ${network} was lost. Check ${network} before retrying.`,
   );
 }
 
@@ -43,7 +51,7 @@ export const LOOKUP_SKEW_MS = 5 * 60_000;
  */
 export async function createOnce(
   now: number,
-  req: PublishRequest,
+  req: Checkpointed,
   find: (sinceMs: number) => Promise<PublishResult | null>,
   create: () => Promise<PublishResult>,
 ): Promise<PublishResult> {

@@ -19,6 +19,7 @@ import {
   imagesEmbed,
   jwtExpiresAt,
   metricsFromPostView,
+  parseAtUri,
   postRecord,
   postUrl,
   tidFromRowId,
@@ -32,7 +33,9 @@ import type {
   GetRecordResponse,
   JobStatus,
   PostView,
+  ReplyRef,
   Session,
+  StrongRef,
   XrpcErrorBody,
 } from "./types";
 
@@ -63,8 +66,11 @@ function sessionOf(account: AdapterAccount): BskySession {
 
 const actorOf = (account: AdapterAccount, did: string) => (account.username.includes(".") ? account.username : did);
 
-function result(account: AdapterAccount, did: string, uri: string): PublishResult {
-  return { platformPostId: uri, platformUrl: postUrl(actorOf(account, did), uri) };
+/** A published post; `replyRef.cid` is what a later reply's strong refs need besides the uri. */
+function result(account: AdapterAccount, did: string, uri: string, cid: string | undefined): PublishResult {
+  const out: PublishResult = { platformPostId: uri, platformUrl: postUrl(actorOf(account, did), uri) };
+  if (cid) out.replyRef = { cid };
+  return out;
 }
 
 async function resolveMentions(actx: AdapterContext, s: BskySession, detected: DetectedFacet[]) {
@@ -201,22 +207,61 @@ async function buildEmbed(actx: AdapterContext, req: PublishRequest, s: BskySess
   return imagesEmbed(blobs);
 }
 
-async function getExisting(actx: AdapterContext, req: PublishRequest): Promise<PublishResult | null> {
-  const s = sessionOf(req.account);
-  const rkey = tidFromRowId(req.postPlatformId);
+/** `getRecord` on the account's repo: the record (uri + cid), or null when it does not exist. */
+async function readRecord(
+  actx: AdapterContext,
+  s: BskySession,
+  repo: string,
+  collection: string,
+  rkey: string,
+): Promise<GetRecordResponse | null> {
   const res = await xrpcRaw(actx, {
     host: s.service,
     nsid: "com.atproto.repo.getRecord",
     token: s.token,
-    query: { repo: s.did, collection: COLLECTION, rkey },
+    query: { repo, collection, rkey },
   });
-  if (res.ok) {
-    const body = await readJson<GetRecordResponse>(res);
-    return result(req.account, s.did, body?.uri ?? atUri(s.did, rkey));
-  }
+  if (res.ok)
+    return (await readJson<GetRecordResponse>(res)) ?? { uri: `at://${repo}/${collection}/${rkey}`, value: {} };
   const body = (await readJson<XrpcErrorBody>(res)) ?? {};
   if (body.error === "RecordNotFound" || res.status === 404) return null;
   throw xrpcErrorFrom(res.status, res.headers, body, actx.now());
+}
+
+async function getExisting(actx: AdapterContext, req: PublishRequest): Promise<PublishResult | null> {
+  const s = sessionOf(req.account);
+  const rkey = tidFromRowId(req.postPlatformId);
+  const found = await readRecord(actx, s, s.did, COLLECTION, rkey);
+  return found ? result(req.account, s.did, found.uri ?? atUri(s.did, rkey), found.cid) : null;
+}
+
+/**
+ * The strong ref (uri + cid) of a post a reply points at: the cid kept with the published result (`replyRef`),
+ * else read back with getRecord (a post published before replies existed kept no cid).
+ */
+async function strongRef(actx: AdapterContext, s: BskySession, post: PublishResult): Promise<StrongRef> {
+  const uri = post.platformPostId;
+  const kept = post.replyRef?.cid;
+  if (typeof kept === "string" && kept) return { uri, cid: kept };
+  const parts = parseAtUri(uri);
+  if (!parts) throw new PlatformError("permanent", `Bluesky cannot reply to ${uri}: it is not a post address.`);
+  const found = await readRecord(actx, s, parts.repo, parts.collection, parts.rkey);
+  if (!found?.cid) {
+    throw new PlatformError("permanent", "The Bluesky post this reply answers no longer exists.", { status: 400 });
+  }
+  return { uri: found.uri ?? uri, cid: found.cid };
+}
+
+async function replyRefOf(
+  actx: AdapterContext,
+  s: BskySession,
+  replyTo: PublishRequest["replyTo"],
+): Promise<ReplyRef | undefined> {
+  if (!replyTo) return undefined;
+  const root = await strongRef(actx, s, replyTo.root);
+  const parent =
+    replyTo.parent.platformPostId === replyTo.root.platformPostId ? root : await strongRef(actx, s, replyTo.parent);
+  return { root, parent };
 }
 
 function refreshedFrom(account: AdapterAccount, session: Session): RefreshedCredentials {
@@ -234,8 +279,10 @@ export const blueskyAdapter: PlatformAdapter = {
     const rkey = tidFromRowId(req.postPlatformId);
     const detected = detectFacets(req.content);
     const dids = await resolveMentions(actx, s, detected);
+    // A reply (thread item, or a first comment given as a reply) names the thread's root and the post it answers.
+    const reply = await replyRefOf(actx, s, req.replyTo);
     const embed = await buildEmbed(actx, req, s);
-    const record = postRecord(req.content, actx.now(), buildFacets(detected, dids), embed);
+    const record = postRecord(req.content, actx.now(), buildFacets(detected, dids), embed, reply);
     try {
       const created = await xrpc<CreateRecordResponse>(actx, {
         host: s.service,
@@ -243,7 +290,7 @@ export const blueskyAdapter: PlatformAdapter = {
         token: s.token,
         json: { repo: s.did, collection: COLLECTION, rkey, record },
       });
-      return result(req.account, s.did, created.uri);
+      return result(req.account, s.did, created.uri, created.cid);
     } catch (err) {
       // A record key that already exists answers 500, and a lost response looks the same: look before failing.
       if (err instanceof PlatformError && err.kind === "transient" && err.status && err.status >= 500) {

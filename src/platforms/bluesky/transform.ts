@@ -1,5 +1,5 @@
 import type { Metric } from "../types";
-import type { AspectRatio, BlobRef, Embed, Facet, PostRecord, PostView } from "./types";
+import type { AspectRatio, BlobRef, Embed, Facet, PostRecord, PostView, ReplyRef } from "./types";
 
 /** Pure Bluesky request/response transforms: record keys, facets, embeds, URLs and metrics. */
 
@@ -141,11 +141,24 @@ export function videoEmbed(blob: BlobRef, width: number | null, height: number |
     : { $type: "app.bsky.embed.video", video: blob };
 }
 
-export function postRecord(text: string, createdAt: number, facets: Facet[], embed?: Embed): PostRecord {
+export function postRecord(
+  text: string,
+  createdAt: number,
+  facets: Facet[],
+  embed?: Embed,
+  reply?: ReplyRef,
+): PostRecord {
   const record: PostRecord = { $type: "app.bsky.feed.post", text, createdAt: new Date(createdAt).toISOString() };
   if (facets.length > 0) record.facets = facets;
   if (embed) record.embed = embed;
+  if (reply) record.reply = reply;
   return record;
+}
+
+/** `at://<did>/<collection>/<rkey>` → its parts, or null for anything else. */
+export function parseAtUri(uri: string): { repo: string; collection: string; rkey: string } | null {
+  const m = /^at:\/\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(uri);
+  return m ? { repo: m[1]!, collection: m[2]!, rkey: m[3]! } : null;
 }
 
 export const rkeyFromUri = (uri: string) => uri.slice(uri.lastIndexOf("/") + 1);

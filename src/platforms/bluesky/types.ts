@@ -58,6 +58,20 @@ export interface PostRecord {
   createdAt: string;
   facets?: Facet[];
   embed?: Embed;
+  /** A reply's thread position: the thread's first post and the post it answers (strong refs: uri + cid). */
+  reply?: ReplyRef;
+}
+
+/** `com.atproto.repo.strongRef`: a record's at-uri and the CID of the exact version meant. */
+export interface StrongRef {
+  uri: string;
+  cid: string;
+}
+
+/** `app.bsky.feed.post#replyRef`. */
+export interface ReplyRef {
+  root: StrongRef;
+  parent: StrongRef;
 }
 
 export interface JobStatus {

@@ -59,11 +59,12 @@ export const mastodonAdapter: PlatformAdapter = {
     const s = sessionOf(req.account.meta, req.account.credentials.access_token);
     const mediaIds: string[] = [];
     for (const m of req.media) mediaIds.push(await uploadMedia(actx, s, m));
-    // The row id as Idempotency-Key: a retried POST returns the first status instead of posting twice.
+    // The row id as Idempotency-Key: a retried POST returns the first status instead of posting twice. A thread
+    // item or first comment is a reply (`in_reply_to_id` = the post it answers) keyed by its own item key.
     const { body } = await mastodon<Status>(actx, {
       ...s,
       path: "/api/v1/statuses",
-      json: statusBody(req.content, mediaIds),
+      json: statusBody(req.content, mediaIds, req.replyTo?.parent.platformPostId),
       headers: { "Idempotency-Key": req.postPlatformId },
     });
     return { platformPostId: body.id, platformUrl: statusUrl(s.instance, req.account.username, body) };

@@ -7,11 +7,14 @@ export interface StatusBody {
   status: string;
   media_ids?: string[];
   visibility: "public";
+  /** A reply: the status it answers (thread items and first comments, issue 20). */
+  in_reply_to_id?: string;
 }
 
-export function statusBody(content: string, mediaIds: string[]): StatusBody {
+export function statusBody(content: string, mediaIds: string[], inReplyToId?: string): StatusBody {
   const body: StatusBody = { status: content, visibility: "public" };
   if (mediaIds.length > 0) body.media_ids = mediaIds;
+  if (inReplyToId) body.in_reply_to_id = inReplyToId;
   return body;
 }
 

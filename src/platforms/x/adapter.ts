@@ -88,8 +88,10 @@ async function waitForProcessing(actx: AdapterContext, token: string, id: string
 /**
  * X has no idempotency key and its create answer is the only handle. Before the create call the adapter saves
  * "sent at T"; a retry after that looks at the account's own posts since T (start_time, one page of 5, no
- * replies/retweets) for the same text (links ignored: X rewrites them). Returns null when there is none, and
- * "unknown" when X will not let the app look (403 on access tiers without read access) or the account id is missing.
+ * replies/retweets) for the same text (links ignored: X rewrites them). A reply (thread item, first comment) is
+ * looked for among the account's replies too, and must answer the same parent (`referenced_tweets` replied_to).
+ * Returns null when there is none, and "unknown" when X will not let the app look (403 on access tiers without read
+ * access) or the account id is missing.
  */
 async function findSentTweet(
   actx: AdapterContext,
@@ -98,14 +100,15 @@ async function findSentTweet(
 ): Promise<PublishResult | null | "unknown"> {
   const userId = req.account.platformUserId;
   if (!userId) return "unknown";
+  const parentId = req.replyTo?.parent.platformPostId;
   const res = await xRaw(actx, {
     path: `/2/users/${encodeURIComponent(userId)}/tweets`,
     token: tokenOf(req.account),
     query: {
       start_time: new Date(sentAt - LOOKUP_SKEW_MS).toISOString().replace(/\.\d{3}Z$/, "Z"),
       max_results: LOOKUP_MAX_RESULTS,
-      exclude: "retweets,replies",
-      "tweet.fields": "created_at",
+      exclude: parentId ? "retweets" : "retweets,replies",
+      "tweet.fields": parentId ? "created_at,referenced_tweets" : "created_at",
     },
   });
   if (res.status === 403) {
@@ -115,7 +118,9 @@ async function findSentTweet(
   if (!res.ok) throw await xError(res, actx.now());
   const out = (await readJson<UserTweetsResponse>(res)) ?? {};
   const wanted = comparableText(req.content);
-  const match = out.data?.find((t) => comparableText(t.text) === wanted);
+  const answersParent = (t: NonNullable<UserTweetsResponse["data"]>[number]) =>
+    !parentId || (t.referenced_tweets ?? []).some((r) => r.type === "replied_to" && r.id === parentId);
+  const match = out.data?.find((t) => comparableText(t.text) === wanted && answersParent(t));
   return match ? { platformPostId: match.id, platformUrl: tweetUrl(req.account.username, match.id) } : null;
 }
 
@@ -128,7 +133,7 @@ export const xAdapter: PlatformAdapter = {
     if (sent?.create_sent_at) {
       // An earlier attempt sent the create call and lost its answer: the post may exist.
       const found = await findSentTweet(actx, req, sent.create_sent_at);
-      if (found === "unknown") throw couldNotConfirm("X");
+      if (found === "unknown") throw couldNotConfirm("X", req.replyTo ? "reply" : "post");
       if (found) return found;
     }
     const mediaIds: string[] = [];
@@ -144,7 +149,7 @@ export const xAdapter: PlatformAdapter = {
     const out = await x<CreateTweetResponse>(actx, {
       path: "/2/tweets",
       token,
-      json: tweetBody(req.content, mediaIds),
+      json: tweetBody(req.content, mediaIds, req.replyTo?.parent.platformPostId),
     });
     if (!out.data?.id) throw new PlatformError("transient", "X returned no post id.");
     return { platformPostId: out.data.id, platformUrl: tweetUrl(req.account.username, out.data.id) };

@@ -6,12 +6,15 @@ import type { PublicMetrics, XProblem } from "./types";
 export interface TweetBody {
   text?: string;
   media?: { media_ids: string[] };
+  /** A reply (thread item or first comment, issue 20): the post it answers. */
+  reply?: { in_reply_to_tweet_id: string };
 }
 
-export function tweetBody(content: string, mediaIds: string[]): TweetBody {
+export function tweetBody(content: string, mediaIds: string[], inReplyTo?: string): TweetBody {
   const body: TweetBody = {};
   if (content.length > 0) body.text = content;
   if (mediaIds.length > 0) body.media = { media_ids: mediaIds };
+  if (inReplyTo) body.reply = { in_reply_to_tweet_id: inReplyTo };
   return body;
 }
 

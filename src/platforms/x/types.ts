@@ -44,7 +44,12 @@ export interface TweetLookupResponse {
 }
 
 export interface UserTweetsResponse {
-  data?: { id: string; text: string; created_at?: string }[];
+  data?: {
+    id: string;
+    text: string;
+    created_at?: string;
+    referenced_tweets?: { type: "replied_to" | "quoted" | "retweeted"; id: string }[];
+  }[];
 }
 
 export interface TokenResponse {

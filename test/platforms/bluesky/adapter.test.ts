@@ -51,6 +51,8 @@ describe("Bluesky adapter against the fake", () => {
     expect(result).toEqual({
       platformPostId: `at://${fakes.bluesky.did}/app.bsky.feed.post/${rkey}`,
       platformUrl: `https://bsky.app/profile/alice.test/post/${rkey}`,
+      // Issue 20: the record's CID, which a later reply's strong refs need.
+      replyRef: { cid: fakes.bluesky.records.get(rkey)!.cid },
     });
     const record = fakes.bluesky.records.get(rkey)!.value;
     expect(record).toMatchObject({ $type: "app.bsky.feed.post", text: req.content });

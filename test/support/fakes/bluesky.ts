@@ -238,7 +238,40 @@ export class FakeBluesky extends ScriptedFake {
     }
   }
 
+  /** The posts of a thread in creation order, each with what its `reply` names (tests assert chains). */
+  replyChain(): { uri: string; text: string; root: string | null; parent: string | null }[] {
+    return [...this.records.values()].map((r) => ({
+      uri: r.uri,
+      text: r.value.text,
+      root: r.value.reply?.root?.uri ?? null,
+      parent: r.value.reply?.parent?.uri ?? null,
+    }));
+  }
+
+  /**
+   * Lexicon validation of `reply` as the PDS does it: both strong refs need an at-uri and a cid. The PDS does not
+   * check that the parent exists (the AppView just shows an orphaned reply), so neither does this fake.
+   */
+  private validateReply(reply: any): string | null {
+    if (reply === undefined) return null;
+    for (const key of ["root", "parent"] as const) {
+      const ref = reply?.[key];
+      if (!ref || typeof ref !== "object") {
+        return `Invalid app.bsky.feed.post record: Record/reply must have the property "${key}"`;
+      }
+      if (typeof ref.uri !== "string" || !/^at:\/\/[^/]+\/[^/]+\/[^/]+$/.test(ref.uri)) {
+        return `Invalid app.bsky.feed.post record: Record/reply/${key}/uri must be a valid at-uri`;
+      }
+      if (typeof ref.cid !== "string" || ref.cid === "") {
+        return `Invalid app.bsky.feed.post record: Record/reply/${key} must have the property "cid"`;
+      }
+    }
+    return null;
+  }
+
   private validatePost(record: any): string | null {
+    const replyProblem = this.validateReply(record.reply);
+    if (replyProblem) return replyProblem;
     const graphemes = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(record.text ?? "")].length;
     if (graphemes > 300) {
       return `Invalid app.bsky.feed.post record: grapheme too big (maximum 300, got ${graphemes}) at $.record.text`;

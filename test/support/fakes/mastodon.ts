@@ -22,6 +22,7 @@ interface StoredStatus {
   text: string;
   media_ids: string[];
   visibility: string;
+  in_reply_to_id: string | null;
   created_at: string;
   favourites_count: number;
   reblogs_count: number;
@@ -93,6 +94,8 @@ export class FakeMastodon extends ScriptedFake {
       created_at: s.created_at,
       content: `<p>${s.text}</p>`,
       visibility: s.visibility,
+      in_reply_to_id: s.in_reply_to_id,
+      in_reply_to_account_id: s.in_reply_to_id ? this.accountId : null,
       media_attachments: s.media_ids.map((id) => this.mediaJson(this.media.get(id)!)),
       reblogs_count: s.reblogs_count,
       favourites_count: s.favourites_count,
@@ -178,7 +181,17 @@ export class FakeMastodon extends ScriptedFake {
       if (idem && this.idempotency.has(idem)) {
         return this.respond(200, this.statusJson(this.statuses.get(this.idempotency.get(idem)!)!));
       }
-      const body = (await req.json()) as { status?: string; media_ids?: string[]; visibility?: string };
+      const body = (await req.json()) as {
+        status?: string;
+        media_ids?: string[];
+        visibility?: string;
+        in_reply_to_id?: string;
+      };
+      // StatusesController#set_thread: a reply to a status that does not exist (or is not visible) is a 404.
+      const thread = body.in_reply_to_id ? this.statuses.get(body.in_reply_to_id) : undefined;
+      if (body.in_reply_to_id && !thread) {
+        return this.respond(404, { error: "The post you are trying to reply to does not appear to exist." });
+      }
       const text = body.status ?? "";
       const mediaIds = body.media_ids ?? [];
       if (!text && mediaIds.length === 0) return this.respond(422, { error: "Validation failed: Text can't be blank" });
@@ -204,12 +217,14 @@ export class FakeMastodon extends ScriptedFake {
         text,
         media_ids: mediaIds,
         visibility: body.visibility ?? "public",
+        in_reply_to_id: thread?.id ?? null,
         created_at: new Date().toISOString(),
         favourites_count: 0,
         reblogs_count: 0,
         replies_count: 0,
       };
       this.statuses.set(s.id, s);
+      if (thread) thread.replies_count += 1;
       if (idem) this.idempotency.set(idem, s.id);
       return this.respond(200, this.statusJson(s));
     }

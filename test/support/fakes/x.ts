@@ -25,6 +25,10 @@ interface StoredTweet {
   id: string;
   text: string;
   media_ids: string[];
+  /** The post this one replies to (issue 20 threads and first comments), or null. */
+  in_reply_to: string | null;
+  /** The thread's first post (X's conversation_id). */
+  conversation_id: string;
   created_at: string;
   public_metrics: Record<string, number>;
 }
@@ -217,11 +221,21 @@ export class FakeX extends ScriptedFake {
     }
     const start = url.searchParams.get("start_time");
     const since = start ? Date.parse(start) : Number.NEGATIVE_INFINITY;
+    const excludeReplies = (url.searchParams.get("exclude") ?? "").split(",").includes("replies");
+    const fields = (url.searchParams.get("tweet.fields") ?? "").split(",");
     const data = [...this.tweets.values()]
       .reverse()
-      .filter((t) => Date.parse(t.created_at) >= since)
+      .filter((t) => Date.parse(t.created_at) >= since && !(excludeReplies && t.in_reply_to))
       .slice(0, max)
-      .map((t) => ({ id: t.id, text: t.text, created_at: t.created_at, edit_history_tweet_ids: [t.id] }));
+      .map((t) => ({
+        id: t.id,
+        text: t.text,
+        created_at: t.created_at,
+        edit_history_tweet_ids: [t.id],
+        ...(fields.includes("referenced_tweets") && t.in_reply_to
+          ? { referenced_tweets: [{ type: "replied_to", id: t.in_reply_to }] }
+          : {}),
+      }));
     this.postsRead += data.length;
     return this.respond(
       200,
@@ -310,7 +324,19 @@ export class FakeX extends ScriptedFake {
   }
 
   private async createTweet(req: Request) {
-    const body = (await req.json()) as { text?: string; media?: { media_ids?: string[] } };
+    const body = (await req.json()) as {
+      text?: string;
+      media?: { media_ids?: string[] };
+      reply?: { in_reply_to_tweet_id?: string };
+    };
+    const parentId = body.reply?.in_reply_to_tweet_id;
+    const parent = parentId ? this.tweets.get(parentId) : undefined;
+    if (parentId && !parent) {
+      return this.respond(
+        403,
+        problem(403, "Forbidden", "You attempted to reply to a Tweet that is deleted or not visible to you."),
+      );
+    }
     const text = body.text ?? "";
     const mediaIds = body.media?.media_ids ?? [];
     if (!text && mediaIds.length === 0) {
@@ -342,6 +368,8 @@ export class FakeX extends ScriptedFake {
       id: this.id(),
       text: mediaIds.length ? `${text} https://t.co/abc${mediaIds.length}`.trim() : text,
       media_ids: mediaIds,
+      in_reply_to: parent?.id ?? null,
+      conversation_id: "",
       created_at: new Date().toISOString(),
       public_metrics: {
         retweet_count: 0,
@@ -352,6 +380,8 @@ export class FakeX extends ScriptedFake {
         impression_count: 0,
       },
     };
+    t.conversation_id = parent?.conversation_id ?? t.id;
+    if (parent) parent.public_metrics.reply_count = (parent.public_metrics.reply_count ?? 0) + 1;
     this.tweets.set(t.id, t);
     return this.respond(201, { data: { id: t.id, text: t.text, edit_history_tweet_ids: [t.id] } });
   }
