@@ -89,73 +89,83 @@ const video = (r: Partial<VideoRules> & Pick<VideoRules, "formats">): VideoRules
   ...r,
 });
 
-// LinkedIn Images API / Videos API: JPG, GIF, PNG below 36,152,320 pixels; MP4, 3 s – 30 min, 75 KB – 500 MB.
-const LINKEDIN_IMAGE = image({ formats: [JPEG, PNG], max_pixels: 36_152_319 });
-const LINKEDIN_GIF: GifRules = { max_bytes: null, alone: false };
-const LINKEDIN_VIDEO = video({
-  formats: [MP4],
-  max_bytes: 500 * MB,
-  min_duration_seconds: 3,
-  max_duration_seconds: 30 * 60,
-  min_aspect_ratio: 1 / 2.4,
-  max_aspect_ratio: 2.4,
-});
-const LINKEDIN_POST: MediaRules = {
-  max_images: 1,
-  max_videos: 1,
-  mix_images_and_videos: false,
-  image: LINKEDIN_IMAGE,
-  gif: LINKEDIN_GIF,
-  video: LINKEDIN_VIDEO,
-};
-const LINKEDIN_CAROUSEL: MediaRules = {
-  max_images: 20,
+/**
+ * A content type's rules: what it takes, over a base that takes nothing (no images, no videos, no GIFs, no mixing).
+ * Key order is the base's, so `GET /api/content-types` lists every content type's fields in the same order.
+ */
+const NOTHING: MediaRules = {
+  max_images: 0,
   max_videos: 0,
   mix_images_and_videos: false,
-  image: LINKEDIN_IMAGE,
-  gif: LINKEDIN_GIF,
+  image: null,
+  gif: null,
   video: null,
 };
+const rules = (r: Partial<MediaRules>): MediaRules => ({ ...NOTHING, ...r });
+
+// LinkedIn Images API / Videos API: JPG, GIF, PNG below 36,152,320 pixels; MP4, 3 s – 30 min, 75 KB – 500 MB.
+const LINKEDIN_IMAGES = {
+  image: image({ formats: [JPEG, PNG], max_pixels: 36_152_319 }),
+  gif: { max_bytes: null, alone: false },
+} satisfies Partial<MediaRules>;
+const LINKEDIN_POST = rules({
+  max_images: 1,
+  max_videos: 1,
+  ...LINKEDIN_IMAGES,
+  video: video({
+    formats: [MP4],
+    max_bytes: 500 * MB,
+    min_duration_seconds: 3,
+    max_duration_seconds: 30 * 60,
+    min_aspect_ratio: 1 / 2.4,
+    max_aspect_ratio: 2.4,
+  }),
+});
+const LINKEDIN_CAROUSEL = rules({ max_images: 20, ...LINKEDIN_IMAGES });
 
 // Instagram Graph API, POST /{ig-user-id}/media: images JPEG only, 8 MB, aspect 4:5 – 1.91:1; reels MOV/MP4,
 // 3 s – 15 min, 0.01:1 – 10:1, 300 MB; stories video 3 – 60 s, 100 MB. Videos in feed and carousel posts are
 // published as reels, so they follow the reel rules.
 const INSTAGRAM_IMAGE = image({ formats: [JPEG], max_bytes: 8 * MB, min_aspect_ratio: 4 / 5, max_aspect_ratio: 1.91 });
+const INSTAGRAM_VIDEO_ASPECT = { min_aspect_ratio: 0.01, max_aspect_ratio: 10 };
 const INSTAGRAM_REEL_VIDEO = video({
   formats: [MP4, MOV],
   max_bytes: 300 * MB,
   min_duration_seconds: 3,
   max_duration_seconds: 15 * 60,
-  min_aspect_ratio: 0.01,
-  max_aspect_ratio: 10,
-  max_long_side: null,
+  ...INSTAGRAM_VIDEO_ASPECT,
 });
-const INSTAGRAM_STORY_IMAGE = image({ formats: [JPEG], max_bytes: 8 * MB });
 const INSTAGRAM_STORY_VIDEO = video({
   formats: [MP4, MOV],
   max_bytes: 100 * MB,
   min_duration_seconds: 3,
   max_duration_seconds: 60,
-  min_aspect_ratio: 0.01,
-  max_aspect_ratio: 10,
+  ...INSTAGRAM_VIDEO_ASPECT,
 });
 
 // Facebook Pages: photos JPEG/BMP/PNG/GIF/TIFF up to 4 MB (Graph API /{page-id}/photos); a post holds several
 // photos or one video; reels 3 – 90 s, 9:16, at least 540 × 960 (Reels Publishing API); stories video 3 – 60 s,
 // 9:16 (Page Stories API).
 const FACEBOOK_IMAGE = image({ formats: [JPEG, PNG], max_bytes: 4 * MB });
-const FACEBOOK_GIF: GifRules = { max_bytes: 4 * MB, alone: false };
-const NINE_SIXTEEN = { min_aspect_ratio: 0.55, max_aspect_ratio: 0.57 };
-const FACEBOOK_VIDEO = video({ formats: [MP4, MOV], max_bytes: 10 * 1024 * MB, max_duration_seconds: 240 * 60 });
+/** Reels and stories: 1 GB, 3 s up to `maxSeconds`, 9:16, at least 540 px on the shorter side. */
+const facebookVerticalVideo = (maxSeconds: number) =>
+  video({
+    formats: [MP4, MOV],
+    max_bytes: 1024 * MB,
+    min_duration_seconds: 3,
+    max_duration_seconds: maxSeconds,
+    min_aspect_ratio: 0.55,
+    max_aspect_ratio: 0.57,
+    min_short_side: 540,
+  });
 
 // Threads API: images JPEG/PNG up to 8 MB, aspect up to 10:1; videos MOV/MP4 up to 1 GB and 5 minutes,
 // aspect 0.01:1 – 10:1; a carousel may mix both.
-const THREADS_POST: MediaRules = {
+const THREADS_POST = rules({
   max_images: 10,
   max_videos: 10,
   mix_images_and_videos: true,
   image: image({ formats: [JPEG, PNG], max_bytes: 8 * MB, min_aspect_ratio: 0.1, max_aspect_ratio: 10 }),
-  gif: null,
   video: video({
     formats: [MP4, MOV],
     max_bytes: 1024 * MB,
@@ -163,24 +173,16 @@ const THREADS_POST: MediaRules = {
     min_aspect_ratio: 0.01,
     max_aspect_ratio: 10,
   }),
-};
+});
 
 // TikTok Content Posting API (media transfer guide): photos WebP/JPEG, at most 1080p, 20 MB each; videos
 // MP4/WebM/MOV, 360 – 4096 px per side, up to 4 GB and 10 minutes (the creator's own maximum may be lower).
-const TIKTOK_PHOTO: MediaRules = {
+const TIKTOK_PHOTO = rules({
   max_images: 35,
-  max_videos: 0,
-  mix_images_and_videos: false,
   image: image({ formats: [JPEG, WEBP], max_bytes: 20 * MB, max_long_side: 1920, max_short_side: 1080 }),
-  gif: null,
-  video: null,
-};
-const TIKTOK_VIDEO: MediaRules = {
-  max_images: 0,
+});
+const TIKTOK_VIDEO = rules({
   max_videos: 1,
-  mix_images_and_videos: false,
-  image: null,
-  gif: null,
   video: video({
     formats: [MP4, MOV],
     max_bytes: 4096 * MB,
@@ -188,51 +190,46 @@ const TIKTOK_VIDEO: MediaRules = {
     min_short_side: 360,
     max_long_side: 4096,
   }),
-};
+});
 
 // YouTube: an upload is a Short when it is square or vertical and at most three minutes long.
-const YOUTUBE_SHORT: MediaRules = {
-  max_images: 0,
+const YOUTUBE_SHORT = rules({
   max_videos: 1,
-  mix_images_and_videos: false,
-  image: null,
-  gif: null,
   video: video({ formats: [MP4, MOV], max_duration_seconds: 180, max_aspect_ratio: 1 }),
-};
+});
 
 // Pinterest: images BMP/JPEG/PNG/TIFF/GIF/WebP up to 20 MB; video pins MP4/MOV/M4V up to 2 GB, 4 s – 15 min,
 // aspect between 1:2 and 1.91:1; carousels of 2 – 5 images.
-const PINTEREST_IMAGE = image({ formats: [JPEG, PNG, WEBP], max_bytes: 20 * MB });
-const PINTEREST_GIF: GifRules = { max_bytes: 20 * MB, alone: false };
+const PINTEREST_IMAGES = {
+  image: image({ formats: [JPEG, PNG, WEBP], max_bytes: 20 * MB }),
+  gif: { max_bytes: 20 * MB, alone: false },
+} satisfies Partial<MediaRules>;
 
 // Bluesky lexicons: app.bsky.embed.images — up to 4 image blobs of at most 1,000,000 bytes; app.bsky.embed.video —
 // one video/mp4 blob of at most 100,000,000 bytes; a post has one embed, so images or a video, never both.
 // Videos up to 3 minutes.
-const BLUESKY_POST: MediaRules = {
+const BLUESKY_POST = rules({
   max_images: 4,
   max_videos: 1,
-  mix_images_and_videos: false,
   image: image({ formats: [JPEG, PNG, WEBP], max_bytes: 1_000_000 }),
   gif: { max_bytes: 1_000_000, alone: false },
   video: video({ formats: [MP4], max_bytes: 100_000_000, max_duration_seconds: 180 }),
-};
+});
 
 // Mastodon defaults (GET /api/v2/instance configuration.media_attachments): images 16 MB and 33,177,600 pixels,
 // videos 99 MB and 8,294,400 pixels; at most 4 attachments; a video cannot be combined with other attachments.
-const MASTODON_POST: MediaRules = {
+const MASTODON_POST = rules({
   max_images: 4,
   max_videos: 1,
-  mix_images_and_videos: false,
   image: image({ formats: [JPEG, PNG, WEBP], max_bytes: 16 * MB, max_pixels: 33_177_600 }),
   gif: { max_bytes: 16 * MB, alone: false },
-  video: video({ formats: [MP4, MOV], max_bytes: 99 * MB, max_long_side: null }),
-};
+  video: video({ formats: [MP4, MOV], max_bytes: 99 * MB }),
+});
 
 // X: images 5 MB, GIFs 15 MB, videos 512 MB and 0.5 – 140 s; "up to 4 photos, 1 animated GIF or 1 video".
-const X_POST: MediaRules = {
+const X_POST = rules({
   max_images: 4,
   max_videos: 1,
-  mix_images_and_videos: false,
   image: image({ formats: [JPEG, PNG, WEBP], max_bytes: 5 * MB }),
   gif: { max_bytes: 15 * MB, alone: true },
   video: video({
@@ -241,7 +238,7 @@ const X_POST: MediaRules = {
     min_duration_seconds: 0.5,
     max_duration_seconds: 140,
   }),
-};
+});
 
 export const MEDIA_RULES: Record<ContentType, MediaRules> = {
   linkedin_post: LINKEDIN_POST,
@@ -249,94 +246,37 @@ export const MEDIA_RULES: Record<ContentType, MediaRules> = {
   linkedin_page_post: LINKEDIN_POST,
   linkedin_page_carousel: LINKEDIN_CAROUSEL,
   x_post: X_POST,
-  facebook_post: {
+  facebook_post: rules({
     max_images: 10,
     max_videos: 1,
-    mix_images_and_videos: false,
     image: FACEBOOK_IMAGE,
-    gif: FACEBOOK_GIF,
-    video: FACEBOOK_VIDEO,
-  },
-  facebook_reel: {
-    max_images: 0,
-    max_videos: 1,
-    mix_images_and_videos: false,
-    image: null,
-    gif: null,
-    video: video({
-      formats: [MP4, MOV],
-      max_bytes: 1024 * MB,
-      min_duration_seconds: 3,
-      max_duration_seconds: 90,
-      ...NINE_SIXTEEN,
-      min_short_side: 540,
-    }),
-  },
-  facebook_story: {
-    max_images: 1,
-    max_videos: 1,
-    mix_images_and_videos: false,
-    image: FACEBOOK_IMAGE,
-    gif: null,
-    video: video({
-      formats: [MP4, MOV],
-      max_bytes: 1024 * MB,
-      min_duration_seconds: 3,
-      max_duration_seconds: 60,
-      ...NINE_SIXTEEN,
-      min_short_side: 540,
-    }),
-  },
-  instagram_feed: {
-    max_images: 1,
-    max_videos: 1,
-    mix_images_and_videos: false,
-    image: INSTAGRAM_IMAGE,
-    gif: null,
-    video: INSTAGRAM_REEL_VIDEO,
-  },
-  instagram_carousel: {
+    gif: { max_bytes: 4 * MB, alone: false },
+    video: video({ formats: [MP4, MOV], max_bytes: 10 * 1024 * MB, max_duration_seconds: 240 * 60 }),
+  }),
+  facebook_reel: rules({ max_videos: 1, video: facebookVerticalVideo(90) }),
+  facebook_story: rules({ max_images: 1, max_videos: 1, image: FACEBOOK_IMAGE, video: facebookVerticalVideo(60) }),
+  instagram_feed: rules({ max_images: 1, max_videos: 1, image: INSTAGRAM_IMAGE, video: INSTAGRAM_REEL_VIDEO }),
+  instagram_carousel: rules({
     max_images: 10,
     max_videos: 10,
     mix_images_and_videos: true,
     image: INSTAGRAM_IMAGE,
-    gif: null,
     video: INSTAGRAM_REEL_VIDEO,
-  },
-  instagram_reel: {
-    max_images: 0,
-    max_videos: 1,
-    mix_images_and_videos: false,
-    image: null,
-    gif: null,
-    video: INSTAGRAM_REEL_VIDEO,
-  },
-  instagram_story: {
+  }),
+  instagram_reel: rules({ max_videos: 1, video: INSTAGRAM_REEL_VIDEO }),
+  instagram_story: rules({
     max_images: 1,
     max_videos: 1,
-    mix_images_and_videos: false,
-    image: INSTAGRAM_STORY_IMAGE,
-    gif: null,
+    image: image({ formats: [JPEG], max_bytes: 8 * MB }),
     video: INSTAGRAM_STORY_VIDEO,
-  },
+  }),
   tiktok_video: TIKTOK_VIDEO,
   tiktok_photo: TIKTOK_PHOTO,
   youtube_short: YOUTUBE_SHORT,
   threads_post: THREADS_POST,
-  pinterest_pin: {
-    max_images: 1,
-    max_videos: 0,
-    mix_images_and_videos: false,
-    image: PINTEREST_IMAGE,
-    gif: PINTEREST_GIF,
-    video: null,
-  },
-  pinterest_video_pin: {
-    max_images: 0,
+  pinterest_pin: rules({ max_images: 1, ...PINTEREST_IMAGES }),
+  pinterest_video_pin: rules({
     max_videos: 1,
-    mix_images_and_videos: false,
-    image: null,
-    gif: null,
     video: video({
       formats: [MP4, MOV],
       max_bytes: 2048 * MB,
@@ -345,15 +285,8 @@ export const MEDIA_RULES: Record<ContentType, MediaRules> = {
       min_aspect_ratio: 1 / 2,
       max_aspect_ratio: 1.91,
     }),
-  },
-  pinterest_carousel: {
-    max_images: 5,
-    max_videos: 0,
-    mix_images_and_videos: false,
-    image: PINTEREST_IMAGE,
-    gif: PINTEREST_GIF,
-    video: null,
-  },
+  }),
+  pinterest_carousel: rules({ max_images: 5, ...PINTEREST_IMAGES }),
   bluesky_post: BLUESKY_POST,
   mastodon_post: MASTODON_POST,
 };

@@ -85,6 +85,32 @@ interface NetworkCase {
   posts: () => Array<{ id: string; url: string }>;
 }
 
+/** LinkedIn members and Pages publish through the same `POST /rest/posts`. */
+function linkedInCase(
+  c: Pick<NetworkCase, "platform" | "contentType" | "content" | "media"> & { platformUserId: string },
+) {
+  const { platformUserId, ...rest } = c;
+  return {
+    ...rest,
+    seed: (ws: TestWorkspace) => seedAccount(ws, { platform: c.platform, platformUserId, credentials: token }),
+    create: { method: "POST", path: "/rest/posts" },
+    posts: () => linkedin.posts.map((p) => ({ id: p.urn, url: `https://www.linkedin.com/feed/update/${p.urn}` })),
+  } satisfies NetworkCase;
+}
+
+/** Both Instagram logins publish a feed image through `media_publish`, each on its own Graph host. */
+function instagramCase(platform: string, content: string, graph: () => MetaGraphFake): NetworkCase {
+  return {
+    platform,
+    contentType: "instagram_feed",
+    content,
+    media: async (ws) => [await seedMedia(ws, "image")],
+    seed: (ws) => seedAccount(ws, { platform, platformUserId: IG_USER, credentials: token }),
+    create: { method: "POST", path: `/v23.0/${IG_USER}/media_publish` },
+    posts: () => igPosts(graph()),
+  };
+}
+
 const CASES: NetworkCase[] = [
   {
     platform: "x",
@@ -114,33 +140,19 @@ const CASES: NetworkCase[] = [
         url: `https://bsky.app/profile/${fakes.bluesky.userHandle}/post/${r.uri.split("/").pop()}`,
       })),
   },
-  {
+  linkedInCase({
     platform: "linkedin",
     contentType: "linkedin_post",
     content: "Exactly once on LinkedIn #launch",
+    platformUserId: "abc123",
     media: async (ws) => [await seedMedia(ws, "image")],
-    seed: (ws) =>
-      seedAccount(ws, {
-        platform: "linkedin",
-        platformUserId: "abc123",
-        credentials: { access_token: "access-token", refresh_token: "refresh-token" },
-      }),
-    create: { method: "POST", path: "/rest/posts" },
-    posts: () => linkedin.posts.map((p) => ({ id: p.urn, url: `https://www.linkedin.com/feed/update/${p.urn}` })),
-  },
-  {
+  }),
+  linkedInCase({
     platform: "linkedin-page",
     contentType: "linkedin_page_post",
     content: "Exactly once on a LinkedIn Page",
-    seed: (ws) =>
-      seedAccount(ws, {
-        platform: "linkedin-page",
-        platformUserId: "2414183",
-        credentials: { access_token: "access-token", refresh_token: "refresh-token" },
-      }),
-    create: { method: "POST", path: "/rest/posts" },
-    posts: () => linkedin.posts.map((p) => ({ id: p.urn, url: `https://www.linkedin.com/feed/update/${p.urn}` })),
-  },
+    platformUserId: "2414183",
+  }),
   {
     platform: "facebook",
     contentType: "facebook_post",
@@ -153,24 +165,8 @@ const CASES: NetworkCase[] = [
         url: `https://www.facebook.com/permalink.php?story_fbid=${p.id.split("_")[1]}&id=${PAGE}`,
       })),
   },
-  {
-    platform: "instagram",
-    contentType: "instagram_feed",
-    content: "Exactly once on Instagram",
-    media: async (ws) => [await seedMedia(ws, "image")],
-    seed: (ws) => seedAccount(ws, { platform: "instagram", platformUserId: IG_USER, credentials: token }),
-    create: { method: "POST", path: `/v23.0/${IG_USER}/media_publish` },
-    posts: () => igPosts(instagram),
-  },
-  {
-    platform: "instagram-facebook",
-    contentType: "instagram_feed",
-    content: "Exactly once on Instagram via Facebook",
-    media: async (ws) => [await seedMedia(ws, "image")],
-    seed: (ws) => seedAccount(ws, { platform: "instagram-facebook", platformUserId: IG_USER, credentials: token }),
-    create: { method: "POST", path: `/v23.0/${IG_USER}/media_publish` },
-    posts: () => igPosts(facebook),
-  },
+  instagramCase("instagram", "Exactly once on Instagram", () => instagram),
+  instagramCase("instagram-facebook", "Exactly once on Instagram via Facebook", () => facebook),
   {
     platform: "threads",
     contentType: "threads_post",
@@ -224,6 +220,8 @@ const CASES: NetworkCase[] = [
   },
 ];
 
+const caseOf = (platform: string) => CASES.find((c) => c.platform === platform)!;
+
 /**
  * The queue path uses the engine's real adapter context, whose polls wait with setTimeout (YouTube's in-place
  * chunk retry and processing polls wait seconds): those waits are made instant here.
@@ -275,68 +273,76 @@ describe("no post is ever made twice", () => {
     }
   }
 
-  it("x: when X will not let the app read its posts, a lost answer fails the row as could-not-confirm", async () => {
-    fakes.x.readAccess = false;
-    failAfterHandling("POST", "/2/tweets", { kind: "timeout" });
-    const { post, delays, row } = await publishThroughQueue(CASES[0]!);
-    expect(fakes.x.tweets.size).toBe(1);
-    expect(delays).toHaveLength(1);
-    expect(row).toEqual({
-      status: "failed",
-      platform_post_id: null,
-      platform_url: null,
-      published_at: null,
-      error_message:
-        "Could not confirm whether the post was published: the answer from X was lost. Check X before retrying.",
-      attempts: 2,
-      claimed_at: expect.any(Number),
-    });
-    expect(await readPost(post.postId)).toMatchObject({ status: "failed" });
-  });
+  /** Where the network cannot be asked whether the lost call made the post: the row fails and says so. */
+  const UNCONFIRMED: Array<{
+    name: string;
+    network: string;
+    arrange?: () => void;
+    fault: [method: string, path: string, fault: AfterHandlingFault];
+    publish: () => NetworkCase;
+    onNetwork: () => number;
+  }> = [
+    {
+      name: "x: when X will not let the app read its posts, a lost answer fails the row as could-not-confirm",
+      network: "X",
+      arrange: () => {
+        fakes.x.readAccess = false;
+      },
+      fault: ["POST", "/2/tweets", { kind: "timeout" }],
+      publish: () => caseOf("x"),
+      onNetwork: () => fakes.x.tweets.size,
+    },
+    {
+      name: "tiktok: a pull-from-URL init whose answer was lost fails as could-not-confirm, with one post on TikTok",
+      network: "TikTok",
+      fault: ["POST", "/v2/post/publish/video/init/", { kind: "timeout" }],
+      publish: () => ({ ...caseOf("tiktok"), meta: { video_source: "PULL_FROM_URL" } }),
+      onNetwork: () => tiktok.publishes.size,
+    },
+    {
+      name: "facebook: a story whose answer was lost fails as could-not-confirm, with one story on the Page",
+      network: "Facebook",
+      fault: [
+        "POST",
+        `/v23.0/${PAGE}/photo_stories`,
+        {
+          kind: "status",
+          status: 500,
+          body: { error: { message: "An unknown error has occurred.", type: "OAuthException", code: 1 } },
+        },
+      ],
+      publish: () => ({
+        ...caseOf("facebook"),
+        contentType: "facebook_story",
+        media: async (ws) => [await seedMedia(ws, "image")],
+      }),
+      onNetwork: () => facebook.published.filter((p) => p.kind === "photo_story").length,
+    },
+  ];
 
-  it("tiktok: a pull-from-URL init whose answer was lost fails as could-not-confirm, with one post on TikTok", async () => {
-    failAfterHandling("POST", "/v2/post/publish/video/init/", { kind: "timeout" });
-    const c = CASES.find((x) => x.platform === "tiktok")!;
-    const { delays, row } = await publishThroughQueue({ ...c, meta: { video_source: "PULL_FROM_URL" } });
-    expect(tiktok.publishes.size).toBe(1);
-    expect(delays).toHaveLength(1);
-    expect(row).toEqual({
-      status: "failed",
-      platform_post_id: null,
-      platform_url: null,
-      published_at: null,
-      error_message:
-        "Could not confirm whether the post was published: the answer from TikTok was lost. Check TikTok before retrying.",
-      attempts: 2,
-      claimed_at: expect.any(Number),
+  for (const u of UNCONFIRMED) {
+    it(u.name, async () => {
+      u.arrange?.();
+      failAfterHandling(...u.fault);
+      const { post, delays, row } = await publishThroughQueue(u.publish());
+      expect(u.onNetwork()).toBe(1);
+      expect(delays).toHaveLength(1);
+      expect(row).toEqual({
+        status: "failed",
+        platform_post_id: null,
+        platform_url: null,
+        published_at: null,
+        error_message: `Could not confirm whether the post was published: the answer from ${u.network} was lost. Check ${u.network} before retrying.`,
+        attempts: 2,
+        claimed_at: expect.any(Number),
+      });
+      expect(await readPost(post.postId)).toMatchObject({ status: "failed" });
     });
-  });
-
-  it("facebook: a story whose answer was lost fails as could-not-confirm, with one story on the Page", async () => {
-    failAfterHandling("POST", `/v23.0/${PAGE}/photo_stories`, {
-      kind: "status",
-      status: 500,
-      body: { error: { message: "An unknown error has occurred.", type: "OAuthException", code: 1 } },
-    });
-    const c = CASES.find((x) => x.platform === "facebook")!;
-    const { delays, row } = await publishThroughQueue({
-      ...c,
-      contentType: "facebook_story",
-      media: async (ws) => [await seedMedia(ws, "image")],
-    });
-    expect(facebook.published.filter((p) => p.kind === "photo_story")).toHaveLength(1);
-    expect(delays).toHaveLength(1);
-    expect(row).toMatchObject({
-      status: "failed",
-      platform_post_id: null,
-      error_message:
-        "Could not confirm whether the post was published: the answer from Facebook was lost. Check Facebook before retrying.",
-    });
-  });
+  }
 
   it("a post edited after a lost answer is a new post: the saved handle is not reused", async () => {
     failAfterHandling("POST", "/rest/posts", { kind: "timeout" });
-    const c = CASES.find((x) => x.platform === "linkedin-page")!;
+    const c = caseOf("linkedin-page");
     const ws = await createTestWorkspace();
     const accountId = await c.seed(ws);
     const post = await seedPost(ws, {

@@ -6,38 +6,32 @@ import { workspaces } from "./workspaces";
  * browser, so a database read never yields a usable token. `sealed` columns are AES-GCM JSON (credentials helpers).
  */
 
-/** One started OAuth flow: single use (consumed by DELETE … RETURNING), short-lived. */
-export const oauthStates = sqliteTable(
-  "oauth_states",
-  {
-    id: text("id").primaryKey(),
-    workspaceId: text("workspace_id")
-      .notNull()
-      .references(() => workspaces.id, { onDelete: "cascade" }),
-    platform: text("platform").notNull(),
-    /** Sealed {code_verifier, redirect_url, instance, link_id}. */
-    sealed: text("sealed").notNull(),
-    expiresAt: integer("expires_at").notNull(),
-    createdAt: integer("created_at").notNull(),
-  },
-  (t) => [index("oauth_states_expiry_idx").on(t.expiresAt)],
-);
+/**
+ * A short-lived step of one connect flow, found by the hash of the secret the browser holds: the platform, the
+ * sealed payload, when it expires (swept by the expiry index) and when it was made.
+ */
+const connectStepTable = <N extends string>(name: N) =>
+  sqliteTable(
+    name,
+    {
+      id: text("id").primaryKey(),
+      workspaceId: text("workspace_id")
+        .notNull()
+        .references(() => workspaces.id, { onDelete: "cascade" }),
+      platform: text("platform").notNull(),
+      sealed: text("sealed").notNull(),
+      expiresAt: integer("expires_at").notNull(),
+      createdAt: integer("created_at").notNull(),
+    },
+    (t) => [index(`${name}_expiry_idx`).on(t.expiresAt)],
+  );
+
+/** One started OAuth flow: single use (consumed by DELETE … RETURNING); sealed {code_verifier, redirect_url,
+ * instance, link_id}. */
+export const oauthStates = connectStepTable("oauth_states");
 
 /** Accounts found by one login, waiting for the user to pick (tokens sealed, never in the page). */
-export const connectSelections = sqliteTable(
-  "connect_selections",
-  {
-    id: text("id").primaryKey(),
-    workspaceId: text("workspace_id")
-      .notNull()
-      .references(() => workspaces.id, { onDelete: "cascade" }),
-    platform: text("platform").notNull(),
-    sealed: text("sealed").notNull(),
-    expiresAt: integer("expires_at").notNull(),
-    createdAt: integer("created_at").notNull(),
-  },
-  (t) => [index("connect_selections_expiry_idx").on(t.expiresAt)],
-);
+export const connectSelections = connectStepTable("connect_selections");
 
 /** Hosted connect page links a workspace hands to its end users. */
 export const connectLinks = sqliteTable(

@@ -1,15 +1,6 @@
-import {
-  buildUrl,
-  ConnectError,
-  connectFetch,
-  exchangeCode,
-  expiresAtFrom,
-  getJson,
-  oauthReason,
-  type PlatformConnector,
-  splitScopes,
-} from "../connect";
+import { buildUrl, exchangeCode, getJson, type PlatformConnector, splitScopes } from "../connect";
 import { completeFacebookLogin, facebookConfigured, facebookDialogUrl } from "../meta/login";
+import { exchangeForLongLivedToken } from "../meta/long-lived";
 import { registerConnector } from "../registry";
 import { INSTAGRAM_LOGIN_VERSION } from "./api";
 
@@ -94,26 +85,20 @@ export const instagramConnector: PlatformConnector = {
     });
     // Current answers wrap the token in `data[0]`; older ones were flat.
     const grant = short.data?.[0] ?? short;
-    const { res, body: long } = await connectFetch(
-      ctx,
-      "Instagram",
-      buildUrl(`${config.INSTAGRAM_GRAPH_URL}/access_token`, {
-        grant_type: "ig_exchange_token",
-        client_secret: config.INSTAGRAM_APP_SECRET,
-        access_token: grant.access_token,
-      }),
-    );
-    if (!res.ok || !long?.access_token) {
-      throw new ConnectError("exchange_failed", `Instagram refused the token exchange: ${oauthReason(long)}.`);
-    }
+    const long = await exchangeForLongLivedToken(ctx, {
+      label: "Instagram",
+      graphUrl: config.INSTAGRAM_GRAPH_URL,
+      grantType: "ig_exchange_token",
+      clientSecret: config.INSTAGRAM_APP_SECRET,
+      shortLivedToken: grant.access_token,
+    });
     const me = await getJson(
       ctx,
       "Instagram",
       `${config.INSTAGRAM_GRAPH_URL}/${INSTAGRAM_LOGIN_VERSION}/me?fields=user_id,username,name,profile_picture_url`,
-      long.access_token,
+      long.accessToken,
     );
     const id = me.user_id ?? grant.user_id;
-    const expiresAt = expiresAtFrom(long.expires_in, ctx.now());
     return {
       grantedScopes: splitScopes(grant.permissions),
       candidates: id
@@ -124,8 +109,8 @@ export const instagramConnector: PlatformConnector = {
               displayName: me.name || me.username || "Instagram account",
               username: me.username ?? "",
               avatarUrl: me.profile_picture_url ?? null,
-              credentials: { access_token: long.access_token, expires_at: expiresAt },
-              tokenExpiresAt: expiresAt,
+              credentials: { access_token: long.accessToken, expires_at: long.expiresAt },
+              tokenExpiresAt: long.expiresAt,
               meta: {},
             },
           ]

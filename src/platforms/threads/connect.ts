@@ -1,13 +1,5 @@
-import {
-  buildUrl,
-  ConnectError,
-  connectFetch,
-  exchangeCode,
-  expiresAtFrom,
-  getJson,
-  oauthReason,
-  type PlatformConnector,
-} from "../connect";
+import { buildUrl, exchangeCode, getJson, type PlatformConnector } from "../connect";
+import { exchangeForLongLivedToken } from "../meta/long-lived";
 import { registerConnector } from "../registry";
 import { THREADS_GRAPH_VERSION } from "./api";
 
@@ -44,25 +36,19 @@ export const threadsConnector: PlatformConnector = {
       redirect_uri: input.redirectUri,
       code: input.code,
     });
-    const { res, body: long } = await connectFetch(
-      ctx,
-      "Threads",
-      buildUrl(`${config.THREADS_GRAPH_URL}/access_token`, {
-        grant_type: "th_exchange_token",
-        client_secret: config.THREADS_APP_SECRET,
-        access_token: short.access_token,
-      }),
-    );
-    if (!res.ok || !long?.access_token) {
-      throw new ConnectError("exchange_failed", `Threads refused the token exchange: ${oauthReason(long)}.`);
-    }
+    const long = await exchangeForLongLivedToken(ctx, {
+      label: "Threads",
+      graphUrl: config.THREADS_GRAPH_URL,
+      grantType: "th_exchange_token",
+      clientSecret: config.THREADS_APP_SECRET,
+      shortLivedToken: short.access_token,
+    });
     const me = await getJson(
       ctx,
       "Threads",
       `${config.THREADS_GRAPH_URL}/${THREADS_GRAPH_VERSION}/me?fields=id,username,name,threads_profile_picture_url`,
-      long.access_token,
+      long.accessToken,
     );
-    const expiresAt = expiresAtFrom(long.expires_in, ctx.now());
     const id = me.id ?? short.user_id;
     return {
       grantedScopes: null,
@@ -74,8 +60,8 @@ export const threadsConnector: PlatformConnector = {
               displayName: me.name || me.username || "Threads account",
               username: me.username ?? "",
               avatarUrl: me.threads_profile_picture_url ?? null,
-              credentials: { access_token: long.access_token, expires_at: expiresAt },
-              tokenExpiresAt: expiresAt,
+              credentials: { access_token: long.accessToken, expires_at: long.expiresAt },
+              tokenExpiresAt: long.expiresAt,
               meta: {},
             },
           ]

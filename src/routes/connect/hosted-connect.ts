@@ -77,22 +77,23 @@ async function linkForm(
   return { link, form, token };
 }
 
+const selectionExpired = (c: Context<AppEnv>) =>
+  html(
+    c,
+    resultPage({
+      ok: false,
+      title: "Selection expired",
+      text: "This selection was used or has expired. Connect again.",
+    }),
+    404,
+  );
+
 export function registerHostedConnect(app: App) {
   app.get("/connect/select/:token", async (c) => {
     const token = c.req.param("token");
     const service = c.get("service");
     const selection = await readSelection(service, token);
-    if (!selection) {
-      return html(
-        c,
-        resultPage({
-          ok: false,
-          title: "Selection expired",
-          text: "This selection was used or has expired. Connect again.",
-        }),
-        404,
-      );
-    }
+    if (!selection) return selectionExpired(c);
     return html(c, await renderSelection(c, token, selection));
   });
 
@@ -101,17 +102,7 @@ export function registerHostedConnect(app: App) {
     const service = c.get("service");
     const form = await readForm(c);
     const selection = await readSelection(service, token);
-    if (!selection) {
-      return html(
-        c,
-        resultPage({
-          ok: false,
-          title: "Selection expired",
-          text: "This selection was used or has expired. Connect again.",
-        }),
-        404,
-      );
-    }
+    if (!selection) return selectionExpired(c);
     if (crossSite(c) || !(await macMatches(service, SELECT_CSRF, token, form.get("csrf") ?? ""))) {
       return html(c, await renderSelection(c, token, selection, "The form expired. Try again."), 403);
     }

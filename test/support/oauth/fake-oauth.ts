@@ -226,71 +226,127 @@ export interface FakeNetwork {
 
 const unauthorized = (body: unknown = { error: "invalid_token" }) => jsonResponse(body, 401);
 
+/**
+ * One network's fake as a table: the consent page and the token endpoint (the same machinery everywhere, see
+ * FakeOAuth) plus the network's own API paths (profile, pages, organizations, channels, boards, app registration).
+ */
+interface NetworkTable {
+  spec: OAuthSpec;
+  consent: { origin: string; path: string };
+  token: {
+    origin: string;
+    path: string;
+    /** Only this method reaches the token endpoint (Facebook's Graph takes any). */
+    method?: "POST";
+    /** The token answer of a granted code. */
+    answer: (r: TokenContext, oauth: FakeOAuth) => unknown;
+    /** The answer to any other grant on the same path (a long-lived exchange, a refresh); null: not ours. */
+    otherGrant?: (request: Request) => Promise<Response | null> | Response | null;
+  };
+  /** origin → the network's API paths on it; null: not ours (the publishing fake answers). */
+  api?: Record<string, Handler>;
+  data: Record<string, unknown>;
+}
+
+function fakeNetwork(t: NetworkTable): FakeNetwork {
+  const oauth = new FakeOAuth(t.spec);
+  const origins = new Set([t.consent.origin, t.token.origin, ...Object.keys(t.api ?? {})]);
+  const routes: Record<string, Handler> = {};
+  for (const origin of origins) {
+    routes[origin] = async (req) => {
+      const p = path(req);
+      if (origin === t.consent.origin && req.method === "GET" && p === t.consent.path) return oauth.authorize(req);
+      if (origin === t.token.origin && p === t.token.path && (!t.token.method || req.method === t.token.method)) {
+        const r = await oauth.exchange(req.clone());
+        if (r === null) return t.token.otherGrant ? t.token.otherGrant(req) : null;
+        if (r instanceof Response) return r;
+        return jsonResponse(t.token.answer(r, oauth));
+      }
+      return (await t.api?.[origin]?.(req)) ?? null;
+    };
+  }
+  return { oauth, routes, data: t.data };
+}
+
+/** The bearer token of a request, when the login issued it. */
+const issuedBearer = (oauth: FakeOAuth, req: Request) => oauth.issued.includes(bearer(req) ?? "");
+
+/**
+ * The Graph side of Instagram Login and Threads: the short-lived → long-lived exchange
+ * (`GET {graph}/access_token?grant_type=…`, the app secret and a short-lived token this login issued, or Graph's
+ * code 190) and `/me`, which takes only a long-lived token.
+ */
+function longLivedGraph(o: { grantType: string; clientSecret: string; mePath: string; me: unknown }) {
+  const shortTokens = new Set<string>();
+  const longTokens: string[] = [];
+  const invalid = () => graphError(400, "", "Invalid OAuth access token.", 190);
+  const handler: Handler = async (req) => {
+    const p = path(req);
+    if (p === "/access_token") {
+      const q = new URL(req.url).searchParams;
+      const short = q.get("access_token") ?? "";
+      if (q.get("grant_type") !== o.grantType || q.get("client_secret") !== o.clientSecret || !shortTokens.has(short))
+        return invalid();
+      const long = `${short}-long`;
+      longTokens.push(long);
+      return jsonResponse({ access_token: long, token_type: "bearer", expires_in: 5_183_944 });
+    }
+    if (p !== o.mePath) return null;
+    return longTokens.includes(bearer(req) ?? "") ? jsonResponse(o.me) : invalid();
+  };
+  return { shortTokens, longTokens, handler };
+}
+
 // ---------------------------------------------------------------- X
 
 export function fakeXOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "x",
-    clientParam: "client_id",
-    clientId: "x-client",
-    clientSecret: "x-secret",
-    clientAuth: "basic",
-    pkce: "required",
-    scopeSeparator: " ",
-    denial: { error: "access_denied" },
-    tokenError: rfcError(),
-  });
   const user = {
     id: "2244994945",
     name: "Alice Example",
     username: "alice_x",
     profile_image_url: "https://pbs.twimg.fake/alice.jpg",
   };
-  return {
-    oauth,
-    data: { user },
-    routes: {
-      [o.authOrigin]: async (req) => (path(req) === "/i/oauth2/authorize" ? oauth.authorize(req) : null),
+  const net: FakeNetwork = fakeNetwork({
+    spec: {
+      name: "x",
+      clientParam: "client_id",
+      clientId: "x-client",
+      clientSecret: "x-secret",
+      clientAuth: "basic",
+      pkce: "required",
+      scopeSeparator: " ",
+      denial: { error: "access_denied" },
+      tokenError: rfcError(),
+    },
+    consent: { origin: o.authOrigin, path: "/i/oauth2/authorize" },
+    token: {
+      origin: o.apiOrigin,
+      path: "/2/oauth2/token",
+      method: "POST",
+      answer: (r, oauth) => ({
+        token_type: "bearer",
+        expires_in: 7200,
+        access_token: r.accessToken,
+        scope: oauth.scopeString(r.scopes),
+        ...(r.scopes.includes("offline.access") ? { refresh_token: r.refreshToken } : {}),
+      }),
+    },
+    api: {
       [o.apiOrigin]: async (req) => {
-        if (req.method === "POST" && path(req) === "/2/oauth2/token") {
-          const r = await oauth.exchange(req.clone());
-          if (r === null || r instanceof Response) return r;
-          return jsonResponse({
-            token_type: "bearer",
-            expires_in: 7200,
-            access_token: r.accessToken,
-            scope: oauth.scopeString(r.scopes),
-            ...(r.scopes.includes("offline.access") ? { refresh_token: r.refreshToken } : {}),
-          });
-        }
-        if (req.method === "GET" && path(req) === "/2/users/me") {
-          if (!oauth.issued.includes(bearer(req) ?? ""))
-            return jsonResponse(
-              { title: "Unauthorized", type: "about:blank", status: 401, detail: "Unauthorized" },
-              401,
-            );
-          return jsonResponse({ data: user });
-        }
-        return null;
+        if (req.method !== "GET" || path(req) !== "/2/users/me") return null;
+        if (!issuedBearer(net.oauth, req))
+          return jsonResponse({ title: "Unauthorized", type: "about:blank", status: 401, detail: "Unauthorized" }, 401);
+        return jsonResponse({ data: user });
       },
     },
-  };
+    data: { user },
+  });
+  return net;
 }
 
 // ---------------------------------------------------------------- LinkedIn
 
 export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "linkedin",
-    clientParam: "client_id",
-    clientId: "li-client",
-    clientSecret: "li-secret",
-    clientAuth: "form",
-    pkce: "none",
-    scopeSeparator: ",",
-    denial: { error: "user_cancelled_authorize", error_description: "The user cancelled the authorization" },
-    tokenError: rfcError(),
-  });
   const member = {
     sub: "782bbtaQ",
     name: "Alice Example",
@@ -307,31 +363,37 @@ export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string })
   ];
   const liError = (status: number, code: string, message: string) =>
     jsonResponse({ status, serviceErrorCode: 65600, code, message }, status);
-  return {
-    oauth,
-    data: { member, organizations },
-    routes: {
-      [o.oauthOrigin]: async (req) => {
-        if (req.method === "GET" && path(req) === "/oauth/v2/authorization") return oauth.authorize(req);
-        if (req.method === "POST" && path(req) === "/oauth/v2/accessToken") {
-          const r = await oauth.exchange(req.clone());
-          if (r === null || r instanceof Response) return r;
-          return jsonResponse({
-            access_token: r.accessToken,
-            expires_in: 5_183_999,
-            refresh_token: r.refreshToken,
-            refresh_token_expires_in: 31_535_999,
-            scope: oauth.scopeString(r.scopes),
-          });
-        }
-        return null;
-      },
+  const net: FakeNetwork = fakeNetwork({
+    spec: {
+      name: "linkedin",
+      clientParam: "client_id",
+      clientId: "li-client",
+      clientSecret: "li-secret",
+      clientAuth: "form",
+      pkce: "none",
+      scopeSeparator: ",",
+      denial: { error: "user_cancelled_authorize", error_description: "The user cancelled the authorization" },
+      tokenError: rfcError(),
+    },
+    consent: { origin: o.oauthOrigin, path: "/oauth/v2/authorization" },
+    token: {
+      origin: o.oauthOrigin,
+      path: "/oauth/v2/accessToken",
+      method: "POST",
+      answer: (r, oauth) => ({
+        access_token: r.accessToken,
+        expires_in: 5_183_999,
+        refresh_token: r.refreshToken,
+        refresh_token_expires_in: 31_535_999,
+        scope: oauth.scopeString(r.scopes),
+      }),
+    },
+    api: {
       [o.apiOrigin]: async (req) => {
         const p = path(req);
         const isOurs = p === "/v2/userinfo" || p === "/rest/organizationAcls" || p.startsWith("/rest/organizations/");
         if (!isOurs) return null;
-        const token = bearer(req) ?? "";
-        if (!oauth.issued.includes(token)) return liError(401, "INVALID_ACCESS_TOKEN", "Invalid access token");
+        if (!issuedBearer(net.oauth, req)) return liError(401, "INVALID_ACCESS_TOKEN", "Invalid access token");
         if (p === "/v2/userinfo") return jsonResponse(member);
         if (!req.headers.get("linkedin-version") || req.headers.get("x-restli-protocol-version") !== "2.0.0") {
           return liError(
@@ -358,7 +420,9 @@ export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string })
         return org ? jsonResponse(org) : liError(404, "NOT_FOUND", "Organization not found");
       },
     },
-  };
+    data: { member, organizations },
+  });
+  return net;
 }
 
 // ---------------------------------------------------------------- Facebook Login (Pages, Instagram via Facebook)
@@ -373,23 +437,6 @@ export interface FakePage {
 
 export function fakeFacebookOAuth(o: { authOrigin: string; graphOrigin: string; version?: string }): FakeNetwork {
   const v = o.version ?? "v23.0";
-  const oauth = new FakeOAuth({
-    name: "facebook",
-    clientParam: "client_id",
-    clientId: "fb-app",
-    clientSecret: "fb-secret",
-    clientAuth: "form",
-    pkce: "optional",
-    scopeSeparator: ",",
-    denial: {
-      error: "access_denied",
-      error_code: "200",
-      error_description: "Permissions error",
-      error_reason: "user_denied",
-    },
-    tokenError: (status, error, description) =>
-      graphError(status, error, description, 100, error === "invalid_grant" ? 36009 : undefined),
-  });
   const longLived = new Map<string, string[]>();
   const pages: FakePage[] = [
     {
@@ -418,57 +465,74 @@ export function fakeFacebookOAuth(o: { authOrigin: string; graphOrigin: string; 
     },
     { id: "103", name: "Acme Archive", access_token: "page-token-103", tasks: ["ANALYZE"] },
   ];
-  const data = { pages };
-  return {
-    oauth,
-    data,
-    routes: {
-      [o.authOrigin]: async (req) => (path(req) === `/${v}/dialog/oauth` ? oauth.authorize(req) : null),
-      [o.graphOrigin]: async (req) => {
-        const p = path(req);
-        if (p === `/${v}/oauth/access_token`) {
-          const q = new URL(req.url).searchParams;
-          if (q.get("grant_type") === "fb_exchange_token") {
-            const short = q.get("fb_exchange_token") ?? "";
-            if (q.get("client_id") !== "fb-app" || q.get("client_secret") !== "fb-secret")
-              return graphError(400, "", "Error validating client secret.", 1);
-            const scopes = longLived.get(short);
-            if (!scopes) return graphError(400, "", "Invalid OAuth access token - Cannot parse access token", 190);
-            const long = `${short}-long`;
-            longLived.set(long, scopes);
-            return jsonResponse({ access_token: long, token_type: "bearer", expires_in: 5_183_944 });
-          }
-          const r = await oauth.exchange(req.clone());
-          if (r === null) return graphError(400, "", "Missing authorization code", 100);
-          if (r instanceof Response) return r;
-          longLived.set(r.accessToken, r.scopes);
-          return jsonResponse({ access_token: r.accessToken, token_type: "bearer", expires_in: 5_183_944 });
-        }
-        if (p === `/${v}/me/permissions` || p === `/${v}/me/accounts`) {
-          const scopes = longLived.get(bearer(req) ?? "");
-          if (!scopes) return graphError(400, "", "Invalid OAuth access token - Cannot parse access token", 190);
-          if (p.endsWith("/permissions")) {
-            return jsonResponse({ data: scopes.map((permission) => ({ permission, status: "granted" })) });
-          }
-          const fields = new URL(req.url).searchParams.get("fields") ?? "";
-          return jsonResponse({
-            data: pages.map((page) => ({
-              id: page.id,
-              name: page.name,
-              access_token: page.access_token,
-              tasks: page.tasks,
-              picture: { data: { url: `https://scontent.fake/page-${page.id}.jpg` } },
-              ...(fields.includes("instagram_business_account") && page.instagram_business_account
-                ? { instagram_business_account: page.instagram_business_account }
-                : {}),
-            })),
-            paging: { cursors: { before: "QVFIUmZA", after: "QVFIUmZB" } },
-          });
-        }
-        return null;
+  const invalidToken = () => graphError(400, "", "Invalid OAuth access token - Cannot parse access token", 190);
+  return fakeNetwork({
+    spec: {
+      name: "facebook",
+      clientParam: "client_id",
+      clientId: "fb-app",
+      clientSecret: "fb-secret",
+      clientAuth: "form",
+      pkce: "optional",
+      scopeSeparator: ",",
+      denial: {
+        error: "access_denied",
+        error_code: "200",
+        error_description: "Permissions error",
+        error_reason: "user_denied",
+      },
+      tokenError: (status, error, description) =>
+        graphError(status, error, description, 100, error === "invalid_grant" ? 36009 : undefined),
+    },
+    consent: { origin: o.authOrigin, path: `/${v}/dialog/oauth` },
+    token: {
+      origin: o.graphOrigin,
+      path: `/${v}/oauth/access_token`,
+      answer: (r) => {
+        longLived.set(r.accessToken, r.scopes);
+        return { access_token: r.accessToken, token_type: "bearer", expires_in: 5_183_944 };
+      },
+      // Short-lived user token → long-lived (`fb_exchange_token`): app id and secret in the query.
+      otherGrant: (req) => {
+        const q = new URL(req.url).searchParams;
+        if (q.get("grant_type") !== "fb_exchange_token") return graphError(400, "", "Missing authorization code", 100);
+        const short = q.get("fb_exchange_token") ?? "";
+        if (q.get("client_id") !== "fb-app" || q.get("client_secret") !== "fb-secret")
+          return graphError(400, "", "Error validating client secret.", 1);
+        const scopes = longLived.get(short);
+        if (!scopes) return invalidToken();
+        const long = `${short}-long`;
+        longLived.set(long, scopes);
+        return jsonResponse({ access_token: long, token_type: "bearer", expires_in: 5_183_944 });
       },
     },
-  };
+    api: {
+      [o.graphOrigin]: async (req) => {
+        const p = path(req);
+        if (p !== `/${v}/me/permissions` && p !== `/${v}/me/accounts`) return null;
+        const scopes = longLived.get(bearer(req) ?? "");
+        if (!scopes) return invalidToken();
+        if (p.endsWith("/permissions")) {
+          return jsonResponse({ data: scopes.map((permission) => ({ permission, status: "granted" })) });
+        }
+        const fields = new URL(req.url).searchParams.get("fields") ?? "";
+        return jsonResponse({
+          data: pages.map((page) => ({
+            id: page.id,
+            name: page.name,
+            access_token: page.access_token,
+            tasks: page.tasks,
+            picture: { data: { url: `https://scontent.fake/page-${page.id}.jpg` } },
+            ...(fields.includes("instagram_business_account") && page.instagram_business_account
+              ? { instagram_business_account: page.instagram_business_account }
+              : {}),
+          })),
+          paging: { cursors: { before: "QVFIUmZA", after: "QVFIUmZB" } },
+        });
+      },
+    },
+    data: { pages },
+  });
 }
 
 // ---------------------------------------------------------------- Instagram API with Instagram Login
@@ -478,140 +542,97 @@ export function fakeInstagramLoginOAuth(o: {
   oauthOrigin: string;
   graphOrigin: string;
 }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "instagram",
-    clientParam: "client_id",
-    clientId: "ig-app",
-    clientSecret: "ig-secret",
-    clientAuth: "form",
-    pkce: "none",
-    scopeSeparator: ",",
-    denial: { error: "access_denied", error_reason: "user_denied", error_description: "The user denied your request." },
-    tokenError: (status, _error, description) =>
-      jsonResponse({ error_type: "OAuthException", code: status, error_message: description }, status),
-  });
   const user = {
     user_id: "17841405822304914",
     username: "acme.shop",
     name: "Acme Shop",
     profile_picture_url: "https://scontent.fake/ig.jpg",
   };
-  const shortTokens = new Set<string>();
-  const longTokens: string[] = [];
-  return {
-    oauth,
-    data: { user, longTokens },
-    routes: {
-      [o.authOrigin]: async (req) => (path(req) === "/oauth/authorize" ? oauth.authorize(req) : null),
-      [o.oauthOrigin]: async (req) => {
-        if (req.method !== "POST" || path(req) !== "/oauth/access_token") return null;
-        const r = await oauth.exchange(req.clone());
-        if (r === null)
-          return jsonResponse({ error_type: "OAuthException", code: 400, error_message: "Invalid grant_type" }, 400);
-        if (r instanceof Response) return r;
-        shortTokens.add(r.accessToken);
-        return jsonResponse({
-          data: [{ access_token: r.accessToken, user_id: user.user_id, permissions: r.scopes.join(",") }],
-        });
+  const graph = longLivedGraph({
+    grantType: "ig_exchange_token",
+    clientSecret: "ig-secret",
+    mePath: "/v23.0/me",
+    me: { ...user, id: "9000000000001" },
+  });
+  return fakeNetwork({
+    spec: {
+      name: "instagram",
+      clientParam: "client_id",
+      clientId: "ig-app",
+      clientSecret: "ig-secret",
+      clientAuth: "form",
+      pkce: "none",
+      scopeSeparator: ",",
+      denial: {
+        error: "access_denied",
+        error_reason: "user_denied",
+        error_description: "The user denied your request.",
       },
-      [o.graphOrigin]: async (req) => {
-        const p = path(req);
-        if (p === "/access_token") {
-          const q = new URL(req.url).searchParams;
-          if (
-            q.get("grant_type") !== "ig_exchange_token" ||
-            q.get("client_secret") !== "ig-secret" ||
-            !shortTokens.has(q.get("access_token") ?? "")
-          ) {
-            return graphError(400, "", "Invalid OAuth access token.", 190);
-          }
-          const long = `${q.get("access_token")}-long`;
-          longTokens.push(long);
-          return jsonResponse({ access_token: long, token_type: "bearer", expires_in: 5_183_944 });
-        }
-        if (p === "/v23.0/me") {
-          if (!longTokens.includes(bearer(req) ?? "")) return graphError(400, "", "Invalid OAuth access token.", 190);
-          return jsonResponse({ ...user, id: "9000000000001" });
-        }
-        return null;
-      },
+      tokenError: (status, _error, description) =>
+        jsonResponse({ error_type: "OAuthException", code: status, error_message: description }, status),
     },
-  };
+    consent: { origin: o.authOrigin, path: "/oauth/authorize" },
+    token: {
+      origin: o.oauthOrigin,
+      path: "/oauth/access_token",
+      method: "POST",
+      answer: (r) => {
+        graph.shortTokens.add(r.accessToken);
+        return { data: [{ access_token: r.accessToken, user_id: user.user_id, permissions: r.scopes.join(",") }] };
+      },
+      otherGrant: () =>
+        jsonResponse({ error_type: "OAuthException", code: 400, error_message: "Invalid grant_type" }, 400),
+    },
+    api: { [o.graphOrigin]: graph.handler },
+    data: { user, longTokens: graph.longTokens },
+  });
 }
 
 // ---------------------------------------------------------------- Threads
 
 export function fakeThreadsOAuth(o: { authOrigin: string; graphOrigin: string }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "threads",
-    clientParam: "client_id",
-    clientId: "th-app",
-    clientSecret: "th-secret",
-    clientAuth: "form",
-    pkce: "none",
-    scopeSeparator: ",",
-    denial: { error: "access_denied", error_reason: "user_denied", error_description: "Permissions error" },
-    tokenError: (status, _e, description) => graphError(status, "", description, 1),
-  });
   const user = {
     id: "25000000000000001",
     username: "acme.threads",
     name: "Acme Threads",
     threads_profile_picture_url: "https://scontent.fake/th.jpg",
   };
-  const shortTokens = new Set<string>();
-  const longTokens: string[] = [];
-  return {
-    oauth,
-    data: { user, longTokens },
-    routes: {
-      [o.authOrigin]: async (req) => (path(req) === "/oauth/authorize" ? oauth.authorize(req) : null),
-      [o.graphOrigin]: async (req) => {
-        const p = path(req);
-        if (req.method === "POST" && p === "/oauth/access_token") {
-          const r = await oauth.exchange(req.clone());
-          if (r === null) return null;
-          if (r instanceof Response) return r;
-          shortTokens.add(r.accessToken);
-          return jsonResponse({ access_token: r.accessToken, user_id: Number(user.id) });
-        }
-        if (p === "/access_token") {
-          const q = new URL(req.url).searchParams;
-          if (
-            q.get("grant_type") !== "th_exchange_token" ||
-            q.get("client_secret") !== "th-secret" ||
-            !shortTokens.has(q.get("access_token") ?? "")
-          ) {
-            return graphError(400, "", "Invalid OAuth access token.", 190);
-          }
-          const long = `${q.get("access_token")}-long`;
-          longTokens.push(long);
-          return jsonResponse({ access_token: long, token_type: "bearer", expires_in: 5_183_944 });
-        }
-        if (p === "/v1.0/me") {
-          if (!longTokens.includes(bearer(req) ?? "")) return graphError(400, "", "Invalid OAuth access token.", 190);
-          return jsonResponse(user);
-        }
-        return null;
+  const graph = longLivedGraph({
+    grantType: "th_exchange_token",
+    clientSecret: "th-secret",
+    mePath: "/v1.0/me",
+    me: user,
+  });
+  return fakeNetwork({
+    spec: {
+      name: "threads",
+      clientParam: "client_id",
+      clientId: "th-app",
+      clientSecret: "th-secret",
+      clientAuth: "form",
+      pkce: "none",
+      scopeSeparator: ",",
+      denial: { error: "access_denied", error_reason: "user_denied", error_description: "Permissions error" },
+      tokenError: (status, _e, description) => graphError(status, "", description, 1),
+    },
+    consent: { origin: o.authOrigin, path: "/oauth/authorize" },
+    token: {
+      origin: o.graphOrigin,
+      path: "/oauth/access_token",
+      method: "POST",
+      answer: (r) => {
+        graph.shortTokens.add(r.accessToken);
+        return { access_token: r.accessToken, user_id: Number(user.id) };
       },
     },
-  };
+    api: { [o.graphOrigin]: graph.handler },
+    data: { user, longTokens: graph.longTokens },
+  });
 }
 
 // ---------------------------------------------------------------- TikTok
 
 export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "tiktok",
-    clientParam: "client_key",
-    clientId: "tt-key",
-    clientSecret: "tt-secret",
-    clientAuth: "form",
-    pkce: "required",
-    scopeSeparator: ",",
-    denial: { error: "access_denied", error_description: "The user denied the request." },
-    tokenError: rfcError({ log_id: "20261124000000FAKE" }),
-  });
   const user = {
     open_id: "-000OhfsRdYD7Xbk4D1QXyYE1ldXZsNKTwbu",
     union_id: "c9c60f44-a68e-4f5d-84dd-ce22faeb0ba1",
@@ -619,86 +640,93 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
     username: "acme.tt",
     avatar_url: "https://p16.tiktokcdn.fake/a.jpeg",
   };
-  return {
-    oauth,
-    data: { user },
-    routes: {
-      [o.authOrigin]: async (req) => (path(req) === "/v2/auth/authorize/" ? oauth.authorize(req) : null),
+  const net: FakeNetwork = fakeNetwork({
+    spec: {
+      name: "tiktok",
+      clientParam: "client_key",
+      clientId: "tt-key",
+      clientSecret: "tt-secret",
+      clientAuth: "form",
+      pkce: "required",
+      scopeSeparator: ",",
+      denial: { error: "access_denied", error_description: "The user denied the request." },
+      tokenError: rfcError({ log_id: "20261124000000FAKE" }),
+    },
+    consent: { origin: o.authOrigin, path: "/v2/auth/authorize/" },
+    token: {
+      origin: o.apiOrigin,
+      path: "/v2/oauth/token/",
+      method: "POST",
+      answer: (r, oauth) => ({
+        access_token: r.accessToken,
+        expires_in: 86_400,
+        open_id: user.open_id,
+        refresh_expires_in: 31_536_000,
+        refresh_token: r.refreshToken,
+        scope: oauth.scopeString(r.scopes),
+        token_type: "Bearer",
+      }),
+    },
+    api: {
       [o.apiOrigin]: async (req) => {
-        const p = path(req);
-        if (req.method === "POST" && p === "/v2/oauth/token/") {
-          const r = await oauth.exchange(req.clone());
-          if (r === null || r instanceof Response) return r;
-          return jsonResponse({
-            access_token: r.accessToken,
-            expires_in: 86_400,
-            open_id: user.open_id,
-            refresh_expires_in: 31_536_000,
-            refresh_token: r.refreshToken,
-            scope: oauth.scopeString(r.scopes),
-            token_type: "Bearer",
-          });
-        }
-        if (req.method === "GET" && p === "/v2/user/info/") {
-          if (!oauth.issued.includes(bearer(req) ?? "")) {
-            return jsonResponse(
-              {
-                data: {},
-                error: {
-                  code: "access_token_invalid",
-                  message: "The access token is invalid or not found in the request.",
-                  log_id: "20261124FAKE",
-                },
+        if (req.method !== "GET" || path(req) !== "/v2/user/info/") return null;
+        if (!issuedBearer(net.oauth, req)) {
+          return jsonResponse(
+            {
+              data: {},
+              error: {
+                code: "access_token_invalid",
+                message: "The access token is invalid or not found in the request.",
+                log_id: "20261124FAKE",
               },
-              401,
-            );
-          }
-          return jsonResponse({ data: { user }, error: { code: "ok", message: "", log_id: "20261124FAKE" } });
+            },
+            401,
+          );
         }
-        return null;
+        return jsonResponse({ data: { user }, error: { code: "ok", message: "", log_id: "20261124FAKE" } });
       },
     },
-  };
+    data: { user },
+  });
+  return net;
 }
 
 // ---------------------------------------------------------------- Google / YouTube
 
 export function fakeGoogleOAuth(o: { authOrigin: string; tokenOrigin: string; apiOrigin: string }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "google",
-    clientParam: "client_id",
-    clientId: "g-client",
-    clientSecret: "g-secret",
-    clientAuth: "form",
-    pkce: "optional",
-    scopeSeparator: " ",
-    denial: { error: "access_denied" },
-    tokenError: rfcError(),
-  });
   const channels = [
     { id: "UC_x5XG1OV2P6uZZ5FSM9Ttw", title: "Acme Videos", customUrl: "@acmevideos" },
     { id: "UCbrand0000000000000002", title: "Acme Brand", customUrl: "@acmebrand" },
   ];
-  return {
-    oauth,
-    data: { channels },
-    routes: {
-      [o.authOrigin]: async (req) => (path(req) === "/o/oauth2/v2/auth" ? oauth.authorize(req) : null),
-      [o.tokenOrigin]: async (req) => {
-        if (req.method !== "POST" || path(req) !== "/token") return null;
-        const r = await oauth.exchange(req.clone());
-        if (r === null || r instanceof Response) return r;
-        return jsonResponse({
-          access_token: r.accessToken,
-          expires_in: 3599,
-          refresh_token: r.refreshToken,
-          scope: oauth.scopeString(r.scopes),
-          token_type: "Bearer",
-        });
-      },
+  const net: FakeNetwork = fakeNetwork({
+    spec: {
+      name: "google",
+      clientParam: "client_id",
+      clientId: "g-client",
+      clientSecret: "g-secret",
+      clientAuth: "form",
+      pkce: "optional",
+      scopeSeparator: " ",
+      denial: { error: "access_denied" },
+      tokenError: rfcError(),
+    },
+    consent: { origin: o.authOrigin, path: "/o/oauth2/v2/auth" },
+    token: {
+      origin: o.tokenOrigin,
+      path: "/token",
+      method: "POST",
+      answer: (r, oauth) => ({
+        access_token: r.accessToken,
+        expires_in: 3599,
+        refresh_token: r.refreshToken,
+        scope: oauth.scopeString(r.scopes),
+        token_type: "Bearer",
+      }),
+    },
+    api: {
       [o.apiOrigin]: async (req) => {
         if (path(req) !== "/youtube/v3/channels") return null;
-        if (!oauth.issued.includes(bearer(req) ?? "")) {
+        if (!issuedBearer(net.oauth, req)) {
           return jsonResponse(
             {
               error: {
@@ -729,24 +757,14 @@ export function fakeGoogleOAuth(o: { authOrigin: string; tokenOrigin: string; ap
         });
       },
     },
-  };
+    data: { channels },
+  });
+  return net;
 }
 
 // ---------------------------------------------------------------- Pinterest
 
 export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "pinterest",
-    clientParam: "client_id",
-    clientId: "pin-client",
-    clientSecret: "pin-secret",
-    clientAuth: "basic",
-    pkce: "none",
-    scopeSeparator: ",",
-    denial: { error: "access_denied" },
-    tokenError: (status, _e, description) =>
-      jsonResponse({ code: status === 401 ? 2 : 1, message: description }, status),
-  });
   const user = {
     account_type: "BUSINESS",
     id: "549755885175",
@@ -758,106 +776,114 @@ export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string })
     { id: "549755885175", name: "Recipes", privacy: "PUBLIC" },
     { id: "549755885176", name: "Shop", privacy: "PUBLIC" },
   ];
-  return {
-    oauth,
-    data: { user, boards },
-    routes: {
-      [o.authOrigin]: async (req) => (path(req) === "/oauth/" ? oauth.authorize(req) : null),
+  const net: FakeNetwork = fakeNetwork({
+    spec: {
+      name: "pinterest",
+      clientParam: "client_id",
+      clientId: "pin-client",
+      clientSecret: "pin-secret",
+      clientAuth: "basic",
+      pkce: "none",
+      scopeSeparator: ",",
+      denial: { error: "access_denied" },
+      tokenError: (status, _e, description) =>
+        jsonResponse({ code: status === 401 ? 2 : 1, message: description }, status),
+    },
+    consent: { origin: o.authOrigin, path: "/oauth/" },
+    token: {
+      origin: o.apiOrigin,
+      path: "/v5/oauth/token",
+      method: "POST",
+      answer: (r, oauth) => ({
+        access_token: r.accessToken,
+        refresh_token: r.refreshToken,
+        response_type: "authorization_code",
+        token_type: "bearer",
+        expires_in: 2_592_000,
+        refresh_token_expires_in: 31_536_000,
+        scope: oauth.scopeString(r.scopes),
+      }),
+    },
+    api: {
       [o.apiOrigin]: async (req) => {
         const p = path(req);
-        if (req.method === "POST" && p === "/v5/oauth/token") {
-          const r = await oauth.exchange(req.clone());
-          if (r === null || r instanceof Response) return r;
-          return jsonResponse({
-            access_token: r.accessToken,
-            refresh_token: r.refreshToken,
-            response_type: "authorization_code",
-            token_type: "bearer",
-            expires_in: 2_592_000,
-            refresh_token_expires_in: 31_536_000,
-            scope: oauth.scopeString(r.scopes),
-          });
-        }
-        if (req.method === "GET" && (p === "/v5/user_account" || p === "/v5/boards")) {
-          if (!oauth.issued.includes(bearer(req) ?? ""))
-            return jsonResponse({ code: 2, message: "Authentication failed." }, 401);
-          if (p === "/v5/user_account") return jsonResponse(user);
-          return jsonResponse({ items: boards, bookmark: null });
-        }
-        return null;
+        if (req.method !== "GET" || (p !== "/v5/user_account" && p !== "/v5/boards")) return null;
+        if (!issuedBearer(net.oauth, req)) return jsonResponse({ code: 2, message: "Authentication failed." }, 401);
+        if (p === "/v5/user_account") return jsonResponse(user);
+        return jsonResponse({ items: boards, bookmark: null });
       },
     },
-  };
+    data: { user, boards },
+  });
+  return net;
 }
 
 // ---------------------------------------------------------------- Mastodon
 
 export function fakeMastodonOAuth(o: { instance: string }): FakeNetwork {
-  const oauth = new FakeOAuth({
-    name: "mastodon",
-    clientParam: "client_id",
-    clientId: "",
-    clientSecret: "",
-    clientAuth: "form",
-    pkce: "optional",
-    scopeSeparator: " ",
-    denial: {
-      error: "access_denied",
-      error_description: "The resource owner or authorization server denied the request.",
-    },
-    tokenError: rfcError(),
-  });
   const apps: { client_id: string; client_secret: string; redirect_uri: string }[] = [];
-  return {
-    oauth,
-    data: { apps },
-    routes: {
+  const net: FakeNetwork = fakeNetwork({
+    spec: {
+      name: "mastodon",
+      clientParam: "client_id",
+      clientId: "",
+      clientSecret: "",
+      clientAuth: "form",
+      pkce: "optional",
+      scopeSeparator: " ",
+      denial: {
+        error: "access_denied",
+        error_description: "The resource owner or authorization server denied the request.",
+      },
+      tokenError: rfcError(),
+    },
+    consent: { origin: o.instance, path: "/oauth/authorize" },
+    token: {
+      origin: o.instance,
+      path: "/oauth/token",
+      method: "POST",
+      answer: (r, oauth) => ({
+        access_token: r.accessToken,
+        token_type: "Bearer",
+        scope: oauth.scopeString(r.scopes),
+        created_at: Math.floor(Date.now() / 1000),
+      }),
+    },
+    api: {
       [o.instance]: async (req) => {
-        const p = path(req);
-        if (req.method === "POST" && p === "/api/v1/apps") {
-          const body = (await req.json().catch(() => ({}))) as Record<string, string>;
-          if (!body.client_name || !body.redirect_uris) {
-            return jsonResponse(
-              { error: "Validation failed: Application name can't be blank, Redirect URI can't be blank" },
-              422,
-            );
-          }
-          const app = {
-            client_id: `masto-client-${apps.length + 1}`,
-            client_secret: `masto-secret-${apps.length + 1}`,
-            redirect_uri: body.redirect_uris,
-          };
-          apps.push(app);
-          // One fake app at a time is enough for the tests: the latest registration is the valid client.
-          oauth.spec.clientId = app.client_id;
-          oauth.spec.clientSecret = app.client_secret;
-          return jsonResponse({
-            id: String(apps.length),
-            name: body.client_name,
-            website: body.website ?? null,
-            scopes: (body.scopes ?? "read").split(" "),
-            redirect_uri: app.redirect_uri,
-            redirect_uris: [app.redirect_uri],
-            client_id: app.client_id,
-            client_secret: app.client_secret,
-            vapid_key: "BFakeVapidKey",
-          });
+        if (req.method !== "POST" || path(req) !== "/api/v1/apps") return null;
+        const body = (await req.json().catch(() => ({}))) as Record<string, string>;
+        if (!body.client_name || !body.redirect_uris) {
+          return jsonResponse(
+            { error: "Validation failed: Application name can't be blank, Redirect URI can't be blank" },
+            422,
+          );
         }
-        if (req.method === "GET" && p === "/oauth/authorize") return oauth.authorize(req);
-        if (req.method === "POST" && p === "/oauth/token") {
-          const r = await oauth.exchange(req.clone());
-          if (r === null || r instanceof Response) return r;
-          return jsonResponse({
-            access_token: r.accessToken,
-            token_type: "Bearer",
-            scope: oauth.scopeString(r.scopes),
-            created_at: Math.floor(Date.now() / 1000),
-          });
-        }
-        return null;
+        const app = {
+          client_id: `masto-client-${apps.length + 1}`,
+          client_secret: `masto-secret-${apps.length + 1}`,
+          redirect_uri: body.redirect_uris,
+        };
+        apps.push(app);
+        // One fake app at a time is enough for the tests: the latest registration is the valid client.
+        net.oauth.spec.clientId = app.client_id;
+        net.oauth.spec.clientSecret = app.client_secret;
+        return jsonResponse({
+          id: String(apps.length),
+          name: body.client_name,
+          website: body.website ?? null,
+          scopes: (body.scopes ?? "read").split(" "),
+          redirect_uri: app.redirect_uri,
+          redirect_uris: [app.redirect_uri],
+          client_id: app.client_id,
+          client_secret: app.client_secret,
+          vapid_key: "BFakeVapidKey",
+        });
       },
     },
-  };
+    data: { apps },
+  });
+  return net;
 }
 
 export { jsonResponse, unauthorized };
