@@ -145,7 +145,7 @@ function seedPosts(workspaceId, accounts) {
 }
 
 function statusCounts() {
-  const db = new DatabaseSync(d1File(), { readOnly: true });
+  const db = new DatabaseSync(d1File(), { readOnly: true, timeout: 10_000 });
   try {
     const posts = Object.fromEntries(
       db
