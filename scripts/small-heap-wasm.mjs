@@ -1,8 +1,9 @@
-// Writes copies of @cornerstonejs/codec-libjpeg-turbo-8bit's two WebAssembly modules (encoder, decoder) whose
-// memory starts at 2 MiB instead of the build's 50 MiB (INITIAL_MEMORY). The modules grow their memory on demand
-// (ALLOW_MEMORY_GROWTH: the glue's emscripten_resize_heap), so only the starting size changes; their static data and
-// stack end below 0.7 MiB. Why: a WebAssembly memory never shrinks, and a fixed 50 MiB for a strip encoder that
-// needs ≈ 6 MiB is 40% of a Worker isolate's 128 MB (bench/RESULTS.md, "Hostile images").
+// Writes a copy of @cornerstonejs/codec-libjpeg-turbo-8bit's encoder WebAssembly module whose memory starts at
+// 2 MiB instead of the build's 50 MiB (INITIAL_MEMORY). The module grows its memory on demand (ALLOW_MEMORY_GROWTH:
+// the glue's emscripten_resize_heap), so only the starting size changes; its static data and stack end below
+// 0.7 MiB. Why: a WebAssembly memory never shrinks, and a fixed 50 MiB for a strip encoder that needs ≈ 6 MiB is
+// 40% of a Worker isolate's 128 MB (bench/RESULTS.md, "Hostile images"). The JPEG decoder is this project's own
+// build (scripts/jpeg-decoder/build.sh), which starts at 2 MiB too.
 //
 // Run after upgrading the package: node scripts/small-heap-wasm.mjs (the outputs are committed under src/media/wasm).
 import { readFileSync, writeFileSync } from "node:fs";
@@ -12,10 +13,7 @@ const root = path.join(import.meta.dirname, "..");
 const dist = path.join(root, "node_modules/@cornerstonejs/codec-libjpeg-turbo-8bit/dist");
 const START_PAGES = 32; // × 64 KiB = 2 MiB
 
-const files = [
-  ["libjpegturbowasm.wasm", "libjpeg-turbo-enc.wasm"],
-  ["libjpegturbowasm_decode.wasm", "libjpeg-turbo-dec.wasm"],
-];
+const files = [["libjpegturbowasm.wasm", "libjpeg-turbo-enc.wasm"]];
 
 function leb(bytes, at) {
   let value = 0;

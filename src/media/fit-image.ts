@@ -5,17 +5,20 @@
  * the highest quality of a short ladder that meets the byte budget, shrinking further when even the ladder's lowest
  * quality is too big.
  *
- * Memory: PNG streams row by row (interlaced in bands) and is never held decoded; JPEG is decoded whole by
- * libjpeg-turbo (the WASM build has no DCT scaling), so its decode is refused beyond MAX_DECODE_HEAP_BYTES (an
- * estimate from the frame header, checked before decoding); WebP is decoded whole and already bounded at ingest.
- * The downscaled image is the only full-size buffer in JavaScript, and only when it must be turned (orientation).
+ * Memory: PNG streams row by row (interlaced in bands) and is never held decoded; JPEG is decoded row by row too,
+ * at the smallest DCT scale (M/8) that is still at least the target size (jpeg-decoder.ts), so the decoder's heap
+ * holds the file and a few rows — except for progressive JPEGs, whose coefficients libjpeg holds whole: that decode
+ * is refused beyond MAX_DECODE_HEAP_BYTES (an estimate from the frame header, checked before decoding). WebP is
+ * decoded whole and already bounded at ingest. The downscaled image is kept in JavaScript between the quality
+ * ladder's encodes when it is at most KEEP_SCALED_BYTES (always when it must be turned upright: turning needs it
+ * whole).
  * Numbers: bench/RESULTS.md ("Fitting images").
  */
 import { decodeWebp, releaseLargeCodecHeaps } from "./codecs";
-import { decodeJpeg, jpegDecodeBytes } from "./jpeg-decoder";
+import { type JpegRows, jpegDecodeBytes, openJpeg } from "./jpeg-decoder";
 import { jpegInfo, swapsAxes } from "./jpeg-meta";
 import { openPng } from "./png-stream";
-import { orientRows, packedRows, scaleRows } from "./resample";
+import { orientedRows, readAll, scaleRows } from "./resample";
 import { readDimensions } from "./sniff";
 import { checkEncodable, encodeRows, InvalidImageError, type RowSource, rgbaRows, serialize } from "./transcode";
 
@@ -68,8 +71,11 @@ interface Decoded {
   width: number;
   height: number;
   orientation: number;
-  /** A fresh reader of the stored (not yet oriented) rows, from the top. */
-  open(): RowSource;
+  /**
+   * A fresh reader of the stored (not yet oriented) rows, from the top, at least `minWidth` × `minHeight` (a JPEG
+   * is decoded at the smallest DCT scale that is; PNG and WebP at their own size).
+   */
+  open(minWidth: number, minHeight: number): Promise<RowSource>;
   release(): void;
 }
 
@@ -124,18 +130,18 @@ async function decode(
       throw new FitError("invalid", "The image could not be decoded.");
     }
     await probe.close();
-    const open: RowSource[] = [];
+    const open: ReturnType<typeof openPng>[] = [];
     return {
       width: probe.width,
       height: probe.height,
       orientation,
-      open() {
+      async open() {
         const png = openPng(input);
         open.push(png);
         return png;
       },
       release() {
-        for (const png of open) void (png as ReturnType<typeof openPng>).close();
+        for (const png of open) void png.close();
       },
     };
   }
@@ -150,31 +156,41 @@ async function decode(
       width: image.width,
       height: image.height,
       orientation,
-      open: () => rgbaRows(image.data, image.width, image.height),
+      open: async () => rgbaRows(image.data, image.width, image.height),
       release: () => {},
     };
   }
-  let jpeg: Awaited<ReturnType<typeof decodeJpeg>>;
-  try {
-    jpeg = await decodeJpeg(input);
-  } catch {
-    throw new FitError("invalid", "The image could not be decoded.");
-  }
+  // Stored size from the frame header; a file libjpeg cannot decode fails at the first open (InvalidImageError).
+  const frame = jpegInfo(input);
+  if (!frame) throw new FitError("invalid", "The image could not be decoded.");
+  let last: JpegRows | null = null;
   return {
-    width: jpeg.width,
-    height: jpeg.height,
+    width: frame.width,
+    height: frame.height,
     orientation,
-    open: () => packedRows(jpeg.pixels, jpeg.width, jpeg.height, jpeg.channels as 1 | 3),
-    release: () => jpeg.release(),
+    async open(minWidth, minHeight) {
+      last?.close();
+      last = await openJpeg(input, minWidth, minHeight);
+      return last;
+    },
+    release: () => last?.close(),
   };
 }
 
-/** Encodes the decoded image at display size `w` × `h` and `quality`. */
-async function encodeAt(image: Decoded, w: number, h: number, quality: number): Promise<Uint8Array> {
-  // Scale in stored orientation (cheap, streaming), then turn the small result upright.
+/** Downscaled images up to this size are kept between the quality ladder's encodes instead of decoded again. */
+const KEEP_SCALED_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The image at display size `w` × `h`, upright, for one encode each: `next()` hands out a fresh reader. Scaling
+ * happens in stored orientation (cheap, streaming); the small result is kept and turned upright as it is read.
+ * Only an upright image too large to keep is decoded and scaled again for every encode.
+ */
+async function sizedImage(image: Decoded, w: number, h: number): Promise<{ next(): Promise<RowSource> }> {
   const [sw, sh] = displayed(w, h, image.orientation) as [number, number];
-  const rows = await orientRows(scaleRows(image.open(), sw, sh), image.orientation);
-  return encodeRows(rows, quality);
+  const scaled = async () => scaleRows(await image.open(sw, sh), sw, sh);
+  if (image.orientation === 1 && sw * sh * 3 > KEEP_SCALED_BYTES) return { next: scaled };
+  const pixels = await readAll(await scaled());
+  return { next: async () => orientedRows(pixels, sw, sh, image.orientation) };
 }
 
 export function fitImage(input: Uint8Array, mime: string, spec: FitSpec): Promise<FitResult> {
@@ -207,10 +223,11 @@ export function fitImage(input: Uint8Array, mime: string, spec: FitSpec): Promis
       let [w, h] = targetSize(info.width, info.height, spec, spec.maxBytes / FIRST_GUESS_BYTES_PER_PIXEL);
       let attempts = 0;
       for (;;) {
+        const sized = await sizedImage(image, w, h);
         for (const quality of QUALITY_LADDER) {
           if (++attempts > MAX_ATTEMPTS)
             throw new FitError("cannot_reach_budget", "The image cannot be made small enough.");
-          const bytes = await encodeAt(image, w, h, quality);
+          const bytes = await encodeRows(await sized.next(), quality);
           if (bytes.length <= spec.maxBytes)
             return { bytes, mime: "image/jpeg" as const, width: w, height: h, changed: true };
           // Far over budget: a lower quality will not do it, shrink now.

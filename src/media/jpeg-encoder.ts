@@ -13,51 +13,18 @@
  *
  * Heap: the module is a copy whose memory starts at 2 MiB instead of the build's fixed 50 MiB
  * (scripts/small-heap-wasm.mjs); it grows to ≈ one strip's input + output + libjpeg's working rows. The encoded
- * bytes are copied out of the heap before the next call can reuse it.
+ * bytes are copied out of the heap before the next call can reuse it. The instance is kept between encodes
+ * (wasm-codec.ts, the loader shared with the decoder).
  */
 import factory, { type LibJpegTurbo } from "@cornerstonejs/codec-libjpeg-turbo-8bit/wasmjs";
 // The package's module with a 2 MiB initial memory (scripts/small-heap-wasm.mjs).
 import turboWasm from "./wasm/libjpeg-turbo-enc.wasm?module";
+import { codecSlot, emscripten } from "./wasm-codec";
 
 export const TJSAMP_420 = 2;
 
-let instance: Promise<LibJpegTurbo> | null = null;
-let memory: WebAssembly.Memory | null = null;
-let peak = 0;
-
-function load(): Promise<LibJpegTurbo> {
-  if (instance) return instance;
-  // The Emscripten glue takes workerd (which has `process.versions.node` under nodejs_compat) for Node and reads
-  // `__dirname` while it sets up; it never loads anything from disk because we hand it the compiled module.
-  const g = globalThis as { __dirname?: string };
-  const defined = "__dirname" in g;
-  if (!defined) g.__dirname = "/";
-  try {
-    instance = factory({
-      instantiateWasm: (imports: WebAssembly.Imports, callback: (i: WebAssembly.Instance) => void) => {
-        const inst = new WebAssembly.Instance(turboWasm, imports);
-        for (const v of Object.values(inst.exports)) if (v instanceof WebAssembly.Memory) memory = v;
-        callback(inst);
-        return inst.exports;
-      },
-    });
-  } finally {
-    if (!defined) delete g.__dirname;
-  }
-  return instance;
-}
-
-/** The largest heap the encoder reached in this isolate. */
-export function turboHeapBytes(): number {
-  return Math.max(peak, memory?.buffer.byteLength ?? 0);
-}
-
-/** Forgets the instance so its memory can be collected (codecs.ts releaseLargeCodecHeaps). */
-export function releaseTurbo(): void {
-  peak = turboHeapBytes();
-  instance = null;
-  memory = null;
-}
+/** The encoder's instance, kept and reused across encodes (wasm-codec.ts). */
+const turbo = codecSlot<LibJpegTurbo>("libjpeg_turbo", emscripten(factory, turboWasm));
 
 /**
  * Encodes `height` rows of RGB pixels (alpha already flattened) as a baseline JPEG, 4:2:0, standard tables.
@@ -69,7 +36,7 @@ export async function encodeTurbo(
   fill: (rgb: Uint8Array) => void,
   quality = 100,
 ): Promise<Uint8Array> {
-  const lib = await load();
+  const lib = await turbo.get();
   const encoder = new lib.JPEGEncoder();
   try {
     // componentCount 4 sizes both buffers at 4 bytes/pixel; the encoder reads packed RGB (3 bytes) from the start.
@@ -83,7 +50,7 @@ export async function encodeTurbo(
     // A copy: the view points into the heap, which the next encode reuses.
     return new Uint8Array(out.buffer, out.byteOffset, out.byteLength).slice();
   } catch (err) {
-    releaseTurbo(); // never reuse a heap that saw a failure
+    turbo.release(); // never reuse a heap that saw a failure
     throw err;
   } finally {
     try {

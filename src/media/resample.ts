@@ -116,58 +116,72 @@ export function packedRows(pixels: Uint8Array, width: number, height: number, ch
   };
 }
 
+/** Every row of `source`, as one buffer of packed RGB. */
+export async function readAll(source: RowSource): Promise<Uint8Array> {
+  const out = new Uint8Array(source.width * source.height * 3);
+  await source.readRows(source.height, out);
+  return out;
+}
+
 /**
- * Reads all of `source` and returns it as a viewer shows it under EXIF `orientation` (1–8): mirrored and/or
- * turned, width and height swapped for 5–8.
+ * `pixels` (packed RGB, `w` × `h`, stored orientation) as a viewer shows it under EXIF `orientation` (1–8):
+ * mirrored and/or turned, width and height swapped for 5–8. Rows are made as they are read, so the turned image
+ * costs no second buffer.
  */
-export async function orientRows(source: RowSource, orientation: number): Promise<RowSource> {
-  if (orientation <= 1 || orientation > 8) return source;
-  const { width: w, height: h } = source;
-  const src = new Uint8Array(w * h * 3);
-  await source.readRows(h, src);
+export function orientedRows(pixels: Uint8Array, w: number, h: number, orientation: number): RowSource {
+  if (orientation <= 1 || orientation > 8) return packedRows(pixels, w, h, 3);
   const swap = orientation >= 5;
   const ow = swap ? h : w;
   const oh = swap ? w : h;
-  const out = new Uint8Array(w * h * 3);
-  // For each source pixel (x, y), its place (X, Y) in the upright image.
-  for (let y = 0, s = 0; y < h; y++) {
-    for (let x = 0; x < w; x++, s += 3) {
-      let X: number;
-      let Y: number;
-      switch (orientation) {
-        case 2:
-          X = w - 1 - x;
-          Y = y;
-          break;
-        case 3:
-          X = w - 1 - x;
-          Y = h - 1 - y;
-          break;
-        case 4:
-          X = x;
-          Y = h - 1 - y;
-          break;
-        case 5:
-          X = y;
-          Y = x;
-          break;
-        case 6:
-          X = h - 1 - y;
-          Y = x;
-          break;
-        case 7:
-          X = h - 1 - y;
-          Y = w - 1 - x;
-          break;
-        default: // 8
-          X = y;
-          Y = w - 1 - x;
-      }
-      const d = (Y * ow + X) * 3;
-      out[d] = src[s] as number;
-      out[d + 1] = src[s + 1] as number;
-      out[d + 2] = src[s + 2] as number;
-    }
+  // Upright pixel (X, Y) comes from stored pixel (x, y) = (x0 + X·dx + Y·ex, y0 + X·dy + Y·ey).
+  let x0 = 0;
+  let y0 = 0;
+  let dx = 0;
+  let dy = 0;
+  let ex = 0;
+  let ey = 0;
+  switch (orientation) {
+    case 2: // mirrored
+      [x0, dx, ey] = [w - 1, -1, 1];
+      break;
+    case 3: // turned 180°
+      [x0, y0, dx, ey] = [w - 1, h - 1, -1, -1];
+      break;
+    case 4: // mirrored vertically
+      [y0, dx, ey] = [h - 1, 1, -1];
+      break;
+    case 5: // transposed
+      [dy, ex] = [1, 1];
+      break;
+    case 6: // turned 90° clockwise to view
+      [y0, dy, ex] = [h - 1, -1, 1];
+      break;
+    case 7: // transversed
+      [x0, y0, dy, ex] = [w - 1, h - 1, -1, -1];
+      break;
+    default: // 8: turned 90° counter-clockwise to view
+      [x0, dy, ex] = [w - 1, 1, -1];
   }
-  return packedRows(out, ow, oh, 3);
+  const step = (dy * w + dx) * 3; // from upright X to X + 1, in the stored buffer
+  let Y = 0;
+  return {
+    width: ow,
+    height: oh,
+    async readRows(rows, out) {
+      for (let r = 0; r < rows; r++, Y++) {
+        let s = ((y0 + Y * ey) * w + (x0 + Y * ex)) * 3;
+        for (let X = 0, d = r * ow * 3; X < ow; X++, d += 3, s += step) {
+          out[d] = pixels[s] as number;
+          out[d + 1] = pixels[s + 1] as number;
+          out[d + 2] = pixels[s + 2] as number;
+        }
+      }
+    },
+  };
+}
+
+/** Reads all of `source` and returns it as a viewer shows it under EXIF `orientation` (see orientedRows). */
+export async function orientRows(source: RowSource, orientation: number): Promise<RowSource> {
+  if (orientation <= 1 || orientation > 8) return source;
+  return orientedRows(await readAll(source), source.width, source.height, orientation);
 }
