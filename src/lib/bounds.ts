@@ -28,3 +28,18 @@ export const MEDIA_URLS_MAX = 10;
 
 /** A post-platform row's `meta` object, measured as its JSON text after the merge (board ids, privacy levels …). */
 export const PLATFORM_META_MAX_BYTES = 4096;
+
+/**
+ * `platforms[].thread` items of one row (issue 20). X, Bluesky, Threads and Mastodon take threads of any length;
+ * 25 follow-ups is a long thread for a person to read, and each item is one network call in one publish job.
+ */
+export const THREAD_ITEMS_MAX = 25;
+
+/**
+ * `platforms[].thread[].media` of one item: the largest `max_media_count` of the thread networks' post types
+ * (Threads, 10); each item is checked against its own network's count when scheduled.
+ */
+export const THREAD_ITEM_MEDIA_MAX = 10;
+
+/** Post `content` (and a row's own texts) at the API level, in code points (api.md). */
+export const CONTENT_MAX_CHARACTERS = 10000;

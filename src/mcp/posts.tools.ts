@@ -54,7 +54,7 @@ export const postTools = [
       "Creates a draft post. Each platforms[] entry pairs a social account (see list-social-accounts-tool) with a content_type valid for its platform (see list-content-types-tool). Schedule or publish it afterwards with update-post-tool or publish-post-tool.",
     input: {
       platforms: create.platforms.describe(
-        "Targets: [{social_account_id, content_type}], at least one, each account once. Per-platform meta is set later with update-post-tool.",
+        "Targets: [{social_account_id, content_type, content?, thread?, first_comment?}], at least one, each account once. content: this row's own text (null: the post's). thread: [{content, media?: [{id}]}] follow-ups published as replies in order (X, Bluesky, Threads, Mastodon). first_comment: posted under the published post (Facebook, Instagram, LinkedIn, YouTube; a reply on X, Bluesky, Threads, Mastodon). Limits per network: list-content-types-tool. Per-platform meta is set later with update-post-tool.",
       ),
       content: create.content.describe("Post body shared by all platforms, at most 10000 characters."),
       media: create.media.describe("Media of this workspace by id: [{id}]."),
@@ -71,13 +71,16 @@ export const postTools = [
     scope: "publish",
     title: "Update post",
     description:
-      "Edits a post: content, scheduled_at, media (replaces), label_ids (replaces), platforms[] ({id, enabled?, content_type?, meta?} for an existing row — meta such as Pinterest board_id or TikTok privacy_level is shallow-merged, null removes a key — or {social_account_id, content_type} to add a target) and status (draft | scheduled | publishing).",
+      "Edits a post: content, signature_id (appends a signature to the content), scheduled_at, media (replaces), label_ids (replaces), platforms[] ({id, enabled?, content_type?, meta?, content?, thread?, first_comment?, signature_id?} for an existing row — meta such as Pinterest board_id or TikTok privacy_level is shallow-merged, null removes a key; list-content-types-tool names each network's meta_fields; content is the row's own text, thread its replies, first_comment the comment under the post, signature_id appends a signature to the row's own text — or {social_account_id, content_type, …} to add a target) and status (draft | scheduled | publishing).",
     input: {
       post_id: postId,
       status: update.status.describe(
         "draft, scheduled (validates every enabled platform's limits) or publishing (queues the enabled rows now).",
       ),
       content: update.content.describe("New post body, at most 10000 characters."),
+      signature_id: update.signature_id.describe(
+        "A signature of this workspace appended (after a blank line) to the post's content.",
+      ),
       scheduled_at: update.scheduled_at.describe("New schedule time, ISO 8601; null unschedules."),
       media: update.media.describe("Replaces the media list: [{id}] of this workspace's media."),
       label_ids: update.label_ids.describe("Replaces the labels."),

@@ -1,5 +1,5 @@
 import type { Config } from "../config";
-import type { labels, media, postPlatforms, posts, socialAccounts } from "../db/schema";
+import type { FollowUpResult, labels, media, postPlatforms, posts, socialAccounts } from "../db/schema";
 import { mediaPublicUrl } from "../lib/media-url";
 import { formatYmdHis } from "../lib/time";
 import { presentLabel } from "./resources";
@@ -22,6 +22,10 @@ export const POST_PLATFORM_FIELDS = [
   "displayAvatar",
   "meta",
   "platformPostId",
+  "content",
+  "thread",
+  "firstComment",
+  "followUps",
 ] as const;
 export const ACCOUNT_FIELDS = ["id", "platform", "displayName", "username", "isActive", "status"] as const;
 export const MEDIA_FIELDS = [
@@ -45,7 +49,8 @@ type LabelRow = Pick<typeof labels.$inferSelect, (typeof LABEL_FIELDS)[number]>;
 
 export interface PresentPostInput {
   post: PostRow;
-  platforms: { row: PostPlatformRow; account: AccountRow }[];
+  /** `itemMedia`: the media the row's thread items name (issue 20), in any order. */
+  platforms: { row: PostPlatformRow; account: AccountRow; itemMedia?: MediaRow[] }[];
   media: MediaRow[];
   labels: LabelRow[];
 }
@@ -64,7 +69,72 @@ export const presentMedia = (config: Pick<Config, "MEDIA_URL">, origin: string, 
   duration_seconds: m.durationSeconds,
 });
 
-export const presentPostPlatform = (row: PostPlatformRow, account: AccountRow) => ({
+interface MediaBase {
+  config: Pick<Config, "MEDIA_URL">;
+  origin: string;
+}
+
+const pendingResult = { status: "pending" as const, platform_post_id: null, platform_url: null, error_message: null };
+
+/** A follow-up's result as shown: its status, id, URL and error (never the stored reply_ref). */
+const presentResult = (r: FollowUpResult | undefined) =>
+  r
+    ? {
+        status: r.status,
+        platform_post_id: r.platform_post_id,
+        platform_url: r.platform_url,
+        error_message: r.error_message,
+      }
+    : pendingResult;
+
+/**
+ * Issue 20: `content`, `thread` and `first_comment` of a row, each only when the row has it — a client that never
+ * sets them sees the PostPlatform exactly as before (decisions §13).
+ */
+function presentRowTexts(ctx: MediaBase, row: PostPlatformRow, itemMedia: MediaRow[]) {
+  const out: {
+    content?: string;
+    thread?: {
+      content: string;
+      media: MediaResource[];
+      status: "pending" | "published" | "failed";
+      platform_post_id: string | null;
+      platform_url: string | null;
+      error_message: string | null;
+    }[];
+    first_comment?: {
+      content: string;
+      status: "pending" | "published" | "failed";
+      platform_post_id: string | null;
+      platform_url: string | null;
+      error_message: string | null;
+    };
+  } = {};
+  if (row.content !== null && row.content !== undefined) out.content = row.content;
+  const results = row.followUps ?? {};
+  if (row.thread && row.thread.length > 0) {
+    const byId = new Map(itemMedia.map((m) => [m.id, m]));
+    out.thread = row.thread.map((item, i) => ({
+      content: item.content,
+      media: item.media.flatMap((id) => {
+        const m = byId.get(id);
+        return m ? [presentMedia(ctx.config, ctx.origin, m)] : [];
+      }),
+      ...presentResult(results[`t${i + 1}`]),
+    }));
+  }
+  if (row.firstComment !== null && row.firstComment !== undefined) {
+    out.first_comment = { content: row.firstComment, ...presentResult(results.c) };
+  }
+  return out;
+}
+
+export const presentPostPlatform = (
+  row: PostPlatformRow,
+  account: AccountRow,
+  ctx?: MediaBase,
+  itemMedia: MediaRow[] = [],
+) => ({
   id: row.id,
   platform: row.platform,
   content_type: row.contentType,
@@ -86,6 +156,7 @@ export const presentPostPlatform = (row: PostPlatformRow, account: AccountRow) =
   },
   meta: row.meta ?? {},
   platform_post_id: row.platformPostId,
+  ...presentRowTexts(ctx ?? { config: { MEDIA_URL: "" }, origin: "" }, row, itemMedia),
 });
 
 export function presentPost(ctx: { config: Pick<Config, "MEDIA_URL">; origin: string }, input: PresentPostInput) {
@@ -97,7 +168,7 @@ export function presentPost(ctx: { config: Pick<Config, "MEDIA_URL">; origin: st
     status: post.status,
     scheduled_at: formatYmdHis(post.scheduledAt),
     published_at: formatYmdHis(post.publishedAt),
-    platforms: input.platforms.map((p) => presentPostPlatform(p.row, p.account)),
+    platforms: input.platforms.map((p) => presentPostPlatform(p.row, p.account, ctx, p.itemMedia)),
     labels: input.labels.map(presentLabel),
     created_at: formatYmdHis(post.createdAt),
     updated_at: formatYmdHis(post.updatedAt),

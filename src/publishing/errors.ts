@@ -9,3 +9,8 @@ export const PUBLISH_ERRORS = {
   exhausted: "Publishing failed after repeated attempts.",
   unexpected: "Unexpected error while publishing.",
 } as const;
+
+/** A failure that ends the row now, with a message for `error_message` (or a follow-up's, docs/threads.md). */
+export class RowFailure extends Error {
+  override name = "RowFailure";
+}

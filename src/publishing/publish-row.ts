@@ -1,6 +1,8 @@
 import { and, asc, eq } from "drizzle-orm";
-import { accountTextLimits, checkPlatformRules } from "../catalog/rules";
+import { checkRowTexts, rowText } from "../catalog/follow-ups";
+import { accountTextLimits } from "../catalog/rules";
 import type { ServiceContext } from "../context";
+import { inJsonArray } from "../db/json-params";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { mediaPublicUrl } from "../lib/media-url";
@@ -14,10 +16,11 @@ import {
   type PublishRequest,
   type PublishResult,
 } from "../platforms/types";
+import { threadForRules } from "../services/posts/row-texts";
 import { refreshMastodonLimits } from "../services/social-accounts/mastodon-instance";
 import { loadAccount, markTokenExpired, needsRefresh, refreshAccount } from "./accounts";
 import { createAdapterContext } from "./context";
-import { PUBLISH_ERRORS } from "./errors";
+import { PUBLISH_ERRORS, RowFailure } from "./errors";
 import { fitMediaForRow } from "./fit-media";
 import type { PublishMessage } from "./messages";
 import { isFinalAttempt, PUBLISH_MAX_RETRIES, retryDelaySeconds } from "./retry-policy";
@@ -29,8 +32,10 @@ import {
   noteRetry,
   type RowRecord,
   reclaimPublishingRow,
+  recordMainPost,
   savePublishState,
 } from "./rows";
+import { type FollowUpJob, publishFollowUps, threadToSend } from "./thread";
 
 /** What the queue transport does with the message afterwards. */
 export type PublishOutcome =
@@ -42,9 +47,6 @@ export interface PublishOptions {
   adapterContext?: Partial<AdapterContext>;
   maxRetries?: number;
 }
-
-/** A failure that ends the row now, with a message for `error_message`. */
-class RowFailure extends Error {}
 
 /**
  * Publishes one post-platform row for one queue delivery (`attempt` = `message.attempts`). The row is claimed
@@ -74,7 +76,12 @@ export async function publishRow(
   const actx = createAdapterContext(ctx, opts.adapterContext);
   try {
     const finalAttempt = isFinalAttempt(attempt, opts.maxRetries ?? PUBLISH_MAX_RETRIES);
-    const result = await publishClaimed(ctx, actx, row, claimedBefore, finalAttempt);
+    const { main: result, followUps } = await publishClaimed(ctx, actx, row, claimedBefore, finalAttempt);
+    if (followUps) {
+      // Issue 20: the post is recorded before its thread and first comment, so no retry posts it again.
+      if (!row.platformPostId) await recordMainPost(ctx, row, result);
+      await publishFollowUps(ctx, actx, followUps, result);
+    }
     await markRowPublished(ctx, row, result);
     log("info", "publish_succeeded", { post_platform_id: row.id, platform: row.platform, attempt });
     return { action: "ack", result: "published" };
@@ -128,7 +135,7 @@ async function publishClaimed(
   row: RowRecord,
   claimedBefore: boolean,
   finalAttempt: boolean,
-): Promise<PublishResult> {
+): Promise<{ main: PublishResult; followUps: FollowUpJob | null }> {
   const post = await ctx.db.select().from(posts).where(eq(posts.id, row.postId)).get();
   if (!post) throw new RowFailure(PUBLISH_ERRORS.unexpected);
 
@@ -141,11 +148,18 @@ async function publishClaimed(
   if (accountRow.status === "token_expired") throw new RowFailure(PUBLISH_ERRORS.sessionExpired);
 
   const items = await loadPostMedia(ctx, row.postId);
+  // Issue 20: the row's own text, and its thread items' media (docs/threads.md).
+  const content = rowText(row.content, post.content) ?? "";
+  const threadMedia = await loadMediaById(
+    ctx,
+    post.workspaceId,
+    (row.thread ?? []).flatMap((t) => t.media),
+  );
   const meta = { ...(row.meta ?? {}) };
   // A Mastodon account counts against its instance's limit, read again once a day old (docs/text-counting.md).
   const accountMeta =
     row.platform === "mastodon" ? await refreshMastodonLimits(ctx, accountRow) : (accountRow.meta ?? {});
-  checkRules(row, post.content, items, meta, accountMeta);
+  checkRules(row, post.content, items, meta, accountMeta, threadMedia);
   // Images over the network's limits go out as their fitted variants (issue 16); the original never changes.
   const sent = await fitMediaForRow(ctx, row.platform, row.contentType, items).catch((err: unknown) => {
     throw err instanceof VariantError ? new RowFailure(err.message) : err;
@@ -164,11 +178,11 @@ async function publishClaimed(
   };
   if (needsRefresh(adapter, loaded, ctx.now())) await refresh();
 
-  const checkpoint = await checkpointFor(ctx, row, post.content ?? "", items, meta);
+  const checkpoint = await checkpointFor(ctx, row, content, items, meta);
   const request = (): PublishRequest => ({
     postPlatformId: row.id,
     contentType: row.contentType,
-    content: post.content ?? "",
+    content,
     media: sent,
     meta,
     account: loaded.account,
@@ -190,14 +204,50 @@ async function publishClaimed(
     }
   };
 
+  const hasFollowUps = (row.thread?.length ?? 0) > 0 || row.firstComment !== null;
+  const followUps = async (): Promise<FollowUpJob | null> =>
+    hasFollowUps
+      ? {
+          row,
+          adapter,
+          account: () => loaded.account,
+          contentType: row.contentType,
+          meta,
+          thread: await threadToSend(row.thread, (ids) =>
+            fitMediaForRow(
+              ctx,
+              row.platform,
+              row.contentType,
+              ids.flatMap((id) => threadMedia.get(id) ?? []),
+            ).catch((err: unknown) => {
+              throw err instanceof VariantError ? new RowFailure(err.message) : err;
+            }),
+          ),
+          firstComment: row.firstComment,
+          resuming: claimedBefore || row.platformPostId !== null,
+          finalAttempt,
+          call: withAuth,
+        }
+      : null;
+
+  // An earlier attempt already made the post and stopped in its follow-ups: continue from there.
+  if (row.platformPostId) {
+    const main: PublishResult = {
+      platformPostId: row.platformPostId,
+      platformUrl: row.platformUrl,
+      ...(row.replyRef ? { replyRef: row.replyRef } : {}),
+    };
+    return { main, followUps: await followUps() };
+  }
   if (claimedBefore && adapter.findExisting) {
     const existing = await withAuth(() => adapter.findExisting!(actx, request()));
     if (existing) {
       log("info", "publish_found_existing", { post_platform_id: row.id, platform: row.platform });
-      return existing;
+      return { main: existing, followUps: await followUps() };
     }
   }
-  return withAuth(() => adapter.publish(actx, request()));
+  const job = await followUps(); // media fitted before the post is made: a thread that cannot go out fails first
+  return { main: await withAuth(() => adapter.publish(actx, request())), followUps: job };
 }
 
 /**
@@ -242,23 +292,28 @@ async function requestFingerprint(
 
 function checkRules(
   row: RowRecord,
-  content: string | null,
+  postContent: string | null,
   items: AdapterMedia[],
   meta: Record<string, unknown>,
   accountMeta: Record<string, unknown>,
+  threadMedia: ReadonlyMap<string, AdapterMedia>,
 ) {
   if (row.platform === "pinterest") {
     const board = nonEmpty(meta.board_id) ?? nonEmpty(accountMeta.default_board_id);
     if (!board) throw new RowFailure(PUBLISH_ERRORS.pinterestBoard);
     meta.board_id = board;
   }
-  // The length problem (worded for publish time) comes first, then media problems.
-  const problems = checkPlatformRules(
+  // The length problem (worded for publish time) comes first, then media problems, then the row's thread items and
+  // first comment (issue 20: a row whose follow-ups cannot go out fails before anything is posted).
+  const problems = checkRowTexts(
     {
       platform: row.platform,
       contentType: row.contentType,
-      content,
-      media: items,
+      postContent,
+      postMedia: items,
+      content: row.content,
+      thread: threadForRules(row.thread, threadMedia),
+      firstComment: row.firstComment,
       limits: accountTextLimits(row.platform, accountMeta),
     },
     "publish",
@@ -277,7 +332,25 @@ async function loadPostMedia(ctx: ServiceContext, postId: string): Promise<Adapt
     .innerJoin(media, eq(media.id, postMedia.mediaId))
     .where(eq(postMedia.postId, postId))
     .orderBy(asc(postMedia.position));
-  return rows.map(({ m }) => ({
+  return rows.map(({ m }) => adapterMedia(ctx, m));
+}
+
+/** The workspace's media of `ids` (thread items'), by id; no statement when there are none. */
+async function loadMediaById(
+  ctx: ServiceContext,
+  workspaceId: string,
+  ids: string[],
+): Promise<Map<string, AdapterMedia>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db
+    .select()
+    .from(media)
+    .where(and(inJsonArray(media.id, [...new Set(ids)]), eq(media.workspaceId, workspaceId)));
+  return new Map(rows.map((m) => [m.id, adapterMedia(ctx, m)]));
+}
+
+function adapterMedia(ctx: ServiceContext, m: typeof media.$inferSelect): AdapterMedia {
+  return {
     id: m.id,
     type: m.type,
     mimeType: m.mimeType,
@@ -288,5 +361,5 @@ async function loadPostMedia(ctx: ServiceContext, postId: string): Promise<Adapt
     height: m.height,
     durationSeconds: m.durationSeconds,
     originalFilename: m.originalFilename,
-  }));
+  };
 }

@@ -60,6 +60,8 @@ export async function markRowPublished(ctx: ServiceContext, row: RowRecord, resu
         publishedAt: now,
         errorMessage: null,
         publishState: null,
+        replyRef: result.replyRef ?? null,
+        followUpState: null,
         updatedAt: now,
       })
       .where(and(eq(postPlatforms.id, row.id), ne(postPlatforms.status, "published"))),
@@ -67,6 +69,24 @@ export async function markRowPublished(ctx: ServiceContext, row: RowRecord, resu
     recomputePostStatus(ctx.db, row.postId, now),
     postSettledEvent(ctx, row.postId),
   ]);
+}
+
+/**
+ * Issue 20: the row's own post is on the network but its follow-ups (thread, first comment) are still to come —
+ * recorded at once (id, URL, what replies need), the row staying `publishing`, so a retry never posts it again
+ * (publish-row.ts resumes from `platform_post_id`). Not fenced on the attempt, like `markRowPublished`.
+ */
+export async function recordMainPost(ctx: ServiceContext, row: RowRecord, result: PublishResult) {
+  await ctx.db
+    .update(postPlatforms)
+    .set({
+      platformPostId: result.platformPostId,
+      platformUrl: result.platformUrl,
+      replyRef: result.replyRef ?? null,
+      publishState: null,
+      updatedAt: ctx.now(),
+    })
+    .where(and(eq(postPlatforms.id, row.id), ne(postPlatforms.status, "published")));
 }
 
 export async function markRowFailed(ctx: ServiceContext, row: RowRecord, message: string) {

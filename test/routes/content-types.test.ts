@@ -1,8 +1,24 @@
 import { describe, expect, it } from "vitest";
 import { MEDIA_RULES } from "../../src/catalog/media-specs";
+import { META_FIELDS } from "../../src/catalog/meta-fields";
 import { CONTENT_TYPES, type ContentType } from "../../src/catalog/platforms";
+
 import { describeAuth } from "../support/auth-cases";
 import { createTestWorkspace } from "../support/harness";
+
+/** Issue 20: the first comment's cap per network (a reply's is the post's own). */
+const FIRST_COMMENT_LENGTH: Record<string, number> = {
+  x: 280,
+  bluesky: 300,
+  threads: 500,
+  mastodon: 500,
+  facebook: 8000,
+  instagram: 2200,
+  "instagram-facebook": 2200,
+  linkedin: 1250,
+  "linkedin-page": 1250,
+  youtube: 10000,
+};
 
 type Row = [string, string, number, number, string[], string, string[]];
 // decisions §5, first table: platform, label, max, recommended, allowed_media_types, default, content types.
@@ -113,6 +129,10 @@ describe("GET /api/content-types", () => {
           media_rules: MEDIA_RULES[value as ContentType],
         };
       }),
+      // Issue 20 additions: threads, first comments and the row meta each network reads.
+      thread_max_items: ["x", "bluesky", "threads", "mastodon"].includes(platform) ? 25 : null,
+      first_comment_max_length: FIRST_COMMENT_LENGTH[platform] ?? null,
+      meta_fields: META_FIELDS[platform] ?? [],
     }));
     expect(res.body).toEqual({ platforms: expected });
   });

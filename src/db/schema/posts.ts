@@ -7,6 +7,22 @@ import { workspaces } from "./workspaces";
 export type PostStatus = "draft" | "scheduled" | "publishing" | "published" | "partially_published" | "failed";
 export type PostPlatformStatus = "pending" | "publishing" | "published" | "failed";
 
+/** A thread item as stored: its text and the ids of its media (workspace media), in order. */
+export interface ThreadItem {
+  content: string;
+  media: string[];
+}
+
+/** What publishing one follow-up (thread item or first comment) came to. */
+export interface FollowUpResult {
+  status: "published" | "failed";
+  platform_post_id: string | null;
+  platform_url: string | null;
+  error_message: string | null;
+  /** PublishResult.replyRef of a published thread item, for the next item's `parent`. */
+  reply_ref?: Record<string, unknown> | null;
+}
+
 export const posts = sqliteTable(
   "posts",
   {
@@ -70,6 +86,18 @@ export const postPlatforms = sqliteTable(
     position: integer("position").notNull().default(0),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
+    /** Issue 20 (docs/threads.md): the row's own text; null means the post's content. */
+    content: text("content"),
+    /** Follow-up items published as replies after the main post (X, Bluesky, Threads, Mastodon); null when none. */
+    thread: text("thread", { mode: "json" }).$type<ThreadItem[]>(),
+    /** Text posted under the published post (a comment, or a reply where comments are replies); null when none. */
+    firstComment: text("first_comment"),
+    /** Results of the follow-ups, keyed `t1`…`tN` (thread items) and `c` (first comment). Presented. */
+    followUps: text("follow_ups", { mode: "json" }).$type<Record<string, FollowUpResult>>(),
+    /** PublishResult.replyRef of the main post (Bluesky `{cid}`), for the replies. Not presented. */
+    replyRef: text("reply_ref", { mode: "json" }).$type<Record<string, unknown>>(),
+    /** Each follow-up's publish checkpoint (`{t1: {request, state}}`), like `publish_state`. Not presented. */
+    followUpState: text("follow_up_state", { mode: "json" }).$type<Record<string, Record<string, unknown>>>(),
   },
   (t) => [
     index("post_platforms_post_idx").on(t.postId, t.position),

@@ -1,6 +1,9 @@
 import { z } from "@hono/zod-openapi";
+import { FIRST_COMMENT_MAX, supportsFirstComment, supportsThread } from "../../catalog/follow-ups";
 import { CATALOG_WITH_MEDIA_RULES } from "../../catalog/media-specs";
+import { metaFieldsOf } from "../../catalog/meta-fields";
 import { CONTENT_TYPES, PLATFORMS } from "../../catalog/platforms";
+import { THREAD_ITEMS_MAX } from "../../lib/bounds";
 import type { App } from "../../types";
 import { authedRoute, ok } from "../openapi";
 
@@ -43,6 +46,18 @@ const MediaRules = z
     video: VideoRules.nullable(),
   })
   .openapi("MediaRules");
+const MetaField = z
+  .object({
+    name: z.string(),
+    type: z.enum(["string", "url", "integer", "number", "boolean", "enum", "string_list"]),
+    description: z.string(),
+    content_types: z.array(z.enum(CONTENT_TYPES)).optional().describe("Only for these content types."),
+    max_length: z.number().int().optional().describe("Strings: most characters; lists: of each item."),
+    values: z.array(z.string()).optional().describe("`enum`: the accepted values."),
+    max_items: z.number().int().optional().describe("`string_list`: most items."),
+    min: z.number().optional().describe("Numbers: the smallest value."),
+  })
+  .openapi("MetaField");
 const ContentTypeItem = z
   .object({
     value: z.enum(CONTENT_TYPES),
@@ -63,6 +78,21 @@ const PlatformCatalogEntry = z
     allowed_media_types: z.array(MediaKind),
     default_content_type: z.enum(CONTENT_TYPES),
     content_types: z.array(ContentTypeItem),
+    thread_max_items: z
+      .number()
+      .int()
+      .nullable()
+      .describe("Issue 20: most `platforms[].thread` items of a row; null when the network takes no thread."),
+    first_comment_max_length: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "Issue 20: longest `platforms[].first_comment`, counted as the network counts; null when it takes none.",
+      ),
+    meta_fields: z
+      .array(MetaField)
+      .describe("Issue 20: the `platforms[].meta` keys this network reads, checked when set (PUT /api/posts)."),
   })
   .openapi("PlatformCatalogEntry");
 const ContentTypesResponse = z.object({ platforms: z.array(PlatformCatalogEntry) }).openapi("ContentTypesResponse");
@@ -76,5 +106,14 @@ const route = authedRoute({
   responses: { 200: ok(ContentTypesResponse, "The catalog.") },
 });
 
-const body = { platforms: CATALOG_WITH_MEDIA_RULES };
+const body = {
+  platforms: CATALOG_WITH_MEDIA_RULES.map((p) => ({
+    ...p,
+    thread_max_items: supportsThread(p.platform) ? THREAD_ITEMS_MAX : null,
+    first_comment_max_length: supportsFirstComment(p.platform)
+      ? (FIRST_COMMENT_MAX[p.platform] ?? p.max_content_length)
+      : null,
+    meta_fields: [...metaFieldsOf(p.platform)],
+  })),
+};
 export const registerListContentTypes = (app: App) => app.openapi(route, (c) => c.json(body, 200));

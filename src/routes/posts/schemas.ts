@@ -1,11 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import { CONTENT_TYPES, PLATFORMS } from "../../catalog/platforms";
 import {
+  CONTENT_MAX_CHARACTERS,
   PLATFORM_META_MAX_BYTES,
   POST_LABELS_MAX,
   POST_MEDIA_MAX,
   POST_PLATFORM_UPDATES_MAX,
   POST_TARGETS_MAX,
+  THREAD_ITEM_MEDIA_MAX,
+  THREAD_ITEMS_MAX,
 } from "../../lib/bounds";
 import { boundedMetaDepth } from "../../lib/json-bounds";
 import { ymdHis } from "../openapi";
@@ -14,7 +17,8 @@ import { LabelSchema } from "../schemas";
 /** Request and response schemas of the post endpoints (api.md "Post", decisions §6). */
 
 const POST_STATUSES = ["draft", "scheduled", "publishing", "published", "partially_published", "failed"] as const;
-export const CONTENT_MAX_CHARACTERS = 10000;
+
+export { CONTENT_MAX_CHARACTERS };
 
 const codePoints = (s: string) => {
   let n = 0;
@@ -56,6 +60,60 @@ const mediaRefs = z
     description: `Media of this workspace by id, in order; at most ${POST_MEDIA_MAX} (the largest max_media_count of the catalog). On PUT the list replaces the current one.`,
   });
 
+/** Issue 20 (docs/threads.md): a row's own text, its thread and its first comment. */
+const rowContentField = z
+  .string()
+  .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
+    message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
+  })
+  .nullable()
+  .optional()
+  .openapi({
+    description:
+      "This row's own text, replacing the post's `content` on this network; null (or absent) uses the post's content. Checked against the network's rules like the post's content.",
+  });
+
+const ThreadItemRequest = z
+  .object({
+    content: z
+      .string()
+      .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
+        message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
+      })
+      .openapi({ description: "The item's text, checked against the network's limits when scheduled." }),
+    media: z
+      .array(z.looseObject({ id: z.uuid() }))
+      .max(THREAD_ITEM_MEDIA_MAX)
+      .optional()
+      .openapi({ description: `Media of this workspace by id, at most ${THREAD_ITEM_MEDIA_MAX}.` }),
+  })
+  .openapi("ThreadItemRequest");
+
+const threadField = z
+  .array(ThreadItemRequest)
+  .max(THREAD_ITEMS_MAX)
+  .nullable()
+  .optional()
+  .openapi({
+    description: `Follow-up items published in order as replies to the row's post (X, Bluesky, Threads, Mastodon); at most ${THREAD_ITEMS_MAX}. On PUT it replaces the row's thread; null or [] removes it.`,
+  });
+
+const firstCommentField = z
+  .string()
+  .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
+    message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
+  })
+  .nullable()
+  .optional()
+  .openapi({
+    description:
+      "Posted under the published post: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky, Threads and Mastodon. null removes it.",
+  });
+
+const signatureIdField = z.uuid().optional().openapi({
+  description: "A signature of this workspace whose content is appended (after a blank line) to the text.",
+});
+
 const labelIds = z
   .array(z.uuid())
   .max(POST_LABELS_MAX)
@@ -80,6 +138,9 @@ export const CreatePostRequest = z
             })
             .optional()
             .openapi({ description: "Not accepted on creation." }),
+          content: rowContentField,
+          thread: threadField,
+          first_comment: firstCommentField,
         }),
       )
       .max(POST_TARGETS_MAX)
@@ -103,6 +164,10 @@ export const UpdatePostRequest = z
         "`scheduled` checks every enabled platform's rules; `publishing` hands the enabled rows to the publish queue.",
     }),
     content: contentField,
+    signature_id: signatureIdField.openapi({
+      description:
+        "A signature of this workspace appended (after a blank line) to the post's content — to `content` when sent, else to the stored content.",
+    }),
     scheduled_at: scheduledAtField,
     media: mediaRefs,
     label_ids: labelIds,
@@ -128,6 +193,13 @@ export const UpdatePostRequest = z
             .uuid()
             .optional()
             .openapi({ description: "With `content_type` and no `id`: adds this account as a target." }),
+          content: rowContentField,
+          thread: threadField,
+          first_comment: firstCommentField,
+          signature_id: signatureIdField.openapi({
+            description:
+              "A signature of this workspace appended (after a blank line) to this row's own text — the `content` sent, else the row's, else the post's — which becomes the row's `content`.",
+          }),
         }),
       )
       .max(POST_PLATFORM_UPDATES_MAX)
@@ -165,6 +237,22 @@ export const MediaSchema = z
   })
   .openapi("Media");
 
+const followUpResult = {
+  status: z.enum(["pending", "published", "failed"]).openapi({
+    description:
+      "`pending` until the publish job reaches it; `failed` with `error_message` when it could not be posted (the row's post stays published).",
+  }),
+  platform_post_id: z.string().nullable(),
+  platform_url: z.string().nullable(),
+  error_message: z.string().nullable(),
+};
+
+export const ThreadItemSchema = z
+  .object({ content: z.string(), media: z.array(MediaSchema), ...followUpResult })
+  .openapi("ThreadItem");
+
+export const FirstCommentSchema = z.object({ content: z.string(), ...followUpResult }).openapi("FirstComment");
+
 export const PostPlatformSchema = z
   .object({
     id: z.uuid(),
@@ -188,6 +276,17 @@ export const PostPlatformSchema = z
     }),
     meta: z.record(z.string(), z.unknown()),
     platform_post_id: z.string().nullable(),
+    content: z
+      .string()
+      .optional()
+      .openapi({ description: "Issue 20: the row's own text; absent when the row uses the post's content." }),
+    thread: z
+      .array(ThreadItemSchema)
+      .optional()
+      .openapi({ description: "Issue 20: the row's thread with each item's result; absent when it has none." }),
+    first_comment: FirstCommentSchema.optional().openapi({
+      description: "Issue 20: the row's first comment with its result; absent when it has none.",
+    }),
   })
   .openapi("PostPlatform");
 
@@ -245,5 +344,20 @@ export const PreviewItemSchema = z
     problems: z
       .array(z.string())
       .openapi({ description: "Why the row would fail at publish time; empty when it would publish." }),
+    thread: z
+      .array(
+        z.object({
+          content_length: z.number().int(),
+          max_content_length: z.number().int(),
+          media_count: z.number().int(),
+          max_media_count: z.number().int(),
+        }),
+      )
+      .optional()
+      .openapi({ description: "Issue 20: each thread item measured like the row; absent when the row has none." }),
+    first_comment: z
+      .object({ content_length: z.number().int(), max_content_length: z.number().int() })
+      .optional()
+      .openapi({ description: "Issue 20: the first comment measured; absent when the row has none." }),
   })
   .openapi("PostPreviewItem");

@@ -1,4 +1,4 @@
-import { and, eq, isNull, notExists } from "drizzle-orm";
+import { and, eq, isNull, notExists, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { inJsonArray } from "../../db/json-params";
 import { media, postMedia } from "../../db/schema";
@@ -6,7 +6,7 @@ import { deleteVariants } from "../../media/variants";
 
 /**
  * After media were detached (post deleted, media list replaced), deletes the media rows that nothing references
- * any more and their R2 objects. A media row stays while a post links it or while it is a workspace upload asset
+ * any more and their R2 objects. A media row stays while a post links it (or a thread item names it) or while it is a workspace upload asset
  * (it carries an upload_token); an R2 object stays while any media row still points at its path.
  */
 export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: string[]): Promise<void> {
@@ -18,6 +18,10 @@ export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: st
         inJsonArray(media.id, mediaIds),
         isNull(media.uploadToken),
         notExists(ctx.db.select({ one: postMedia.mediaId }).from(postMedia).where(eq(postMedia.mediaId, media.id))),
+        // Issue 20: media a thread item names stay too (docs/threads.md); only this workspace's threads can.
+        sql`NOT EXISTS (SELECT 1 FROM posts p JOIN post_platforms pp ON pp.post_id = p.id,
+          json_each(pp.thread) ti, json_each(ti.value, '$.media') tm
+          WHERE p.workspace_id = ${media.workspaceId} AND pp.thread IS NOT NULL AND tm.value = ${media.id})`,
       ),
     )
     .returning({ path: media.path });

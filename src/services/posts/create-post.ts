@@ -18,9 +18,10 @@ import {
   parseScheduledAt,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
+import { applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
 
 export interface CreatePostInput {
-  platforms: { social_account_id: string; content_type: string }[];
+  platforms: ({ social_account_id: string; content_type: string } & RowTextsInput)[];
   content?: string | null;
   media?: { id: string }[];
   /** ISO 8601 (or bare `Y-m-d H:i:s`, read as UTC); null for an unscheduled draft. */
@@ -34,7 +35,7 @@ export interface CreatePostInput {
  * learns about its unknown accounts and labels in the same 422 (docs/limits.md, "one round").
  */
 export interface CreatePostDraft {
-  platforms?: ({ social_account_id: string; content_type: string } | undefined)[];
+  platforms?: (({ social_account_id: string; content_type: string } & RowTextsInput) | undefined)[];
   media?: ({ id: string } | undefined)[];
   scheduled_at?: string | null;
   label_ids?: (string | undefined)[];
@@ -43,6 +44,8 @@ export interface CreatePostDraft {
 interface CreatePlan {
   scheduledAt: number | null | undefined;
   accounts: (AccountRow | null)[];
+  /** Issue 20: each target's own texts as its row stores them. */
+  texts: RowTextColumns[];
   labelRows: LabelRow[];
   mediaRows: MediaRow[];
 }
@@ -73,12 +76,18 @@ export async function checkCreatePost(
   const refs = await loadReferences(ctx, {
     accountIds: targets.map((p) => p?.social_account_id),
     labelIds,
-    mediaIds: mediaItems.map((m) => m?.id),
+    mediaIds: [...mediaItems.map((m) => m?.id), ...threadMediaIds(targets)],
   });
   const accounts = targets.map((p, i) => (p ? checkTarget(bag, refs, `platforms.${i}`, p) : null));
+  const texts = targets.map((p, i) => {
+    const columns: RowTextColumns = { content: null, thread: null, firstComment: null };
+    const platform = accounts[i]?.platform ?? (p ? refs.accounts.get(p.social_account_id)?.platform : undefined);
+    if (p && platform) applyRowTexts(bag, refs, `platforms.${i}`, platform, p, columns);
+    return columns;
+  });
   const labelRows = checkLabels(bag, refs, labelIds);
   const mediaRows = checkMedia(bag, refs, mediaItems);
-  return { scheduledAt, accounts, labelRows, mediaRows };
+  return { scheduledAt, accounts, texts, labelRows, mediaRows };
 }
 
 /** The reference checks alone, for a request that also has shape errors (one round, routes/posts/one-round.ts). */
@@ -127,6 +136,7 @@ export async function createPost(ctx: WorkspaceContext, input: CreatePostInput):
       status: "pending" as const,
       enabled: true,
       meta: {},
+      ...plan.texts[i]!,
       displayName: account.displayName,
       displayUsername: account.username,
       displayAvatar: account.avatarUrl ?? "",

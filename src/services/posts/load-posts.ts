@@ -23,6 +23,13 @@ const mediaJson = jsonRow(media, "m", MEDIA_FIELDS);
 const labelJson = jsonRow(labels, "l", LABEL_FIELDS);
 
 /**
+ * Issue 20: the media a row's thread items name, as a third element of each platform entry (empty without a thread,
+ * at no cost). `json(...)` keeps the JSON subtype across the subquery boundary.
+ */
+const THREAD_MEDIA_SQL = `CASE WHEN pp.thread IS NULL THEN json_array() ELSE json((SELECT json_group_array(${mediaJson.sql})
+      FROM media m WHERE m.id IN (SELECT tm.value FROM json_each(pp.thread) ti, json_each(ti.value, '$.media') tm))) END`;
+
+/**
  * The SELECT list of one whole Post resource for the `posts` row in scope (`presentPostRow` turns a row into the
  * resource): its `id` and `revision`, the post itself, its platforms (each `[row, account]`) in position order, its
  * media in position order and its labels by name — each a JSON text of positional rows (src/db/json-rows.ts). Children come from correlated subqueries, so a statement returning N
@@ -32,7 +39,7 @@ const labelJson = jsonRow(labels, "l", LABEL_FIELDS);
  */
 export const POST_RESOURCE_COLUMNS = sql.raw(`posts.id AS id, posts.revision AS revision,
   ${postJson.sql} AS post,
-  (SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}) ORDER BY pp.position, pp.created_at)
+  (SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}, ${THREAD_MEDIA_SQL}) ORDER BY pp.position, pp.created_at)
     FROM post_platforms pp JOIN social_accounts sa ON sa.id = pp.social_account_id WHERE pp.post_id = posts.id) AS platforms,
   (SELECT json_group_array(${mediaJson.sql} ORDER BY pm.position)
     FROM post_media pm JOIN media m ON m.id = pm.media_id WHERE pm.post_id = posts.id) AS media,
@@ -55,9 +62,10 @@ type RawRow = unknown[];
 export function presentPostRow(ctx: WorkspaceContext, row: PostResourceRow & { id: string }): PostResource {
   const input: PresentPostInput = {
     post: postJson.decode(JSON.parse(row.post) as RawRow),
-    platforms: (JSON.parse(row.platforms) as [RawRow, RawRow][]).map(([platform, account]) => ({
+    platforms: (JSON.parse(row.platforms) as [RawRow, RawRow, RawRow[]?][]).map(([platform, account, items]) => ({
       row: platformJson.decode(platform),
       account: accountJson.decode(account),
+      itemMedia: (items ?? []).map(mediaJson.decode),
     })),
     media: (JSON.parse(row.media) as RawRow[]).map(mediaJson.decode),
     labels: (JSON.parse(row.labels) as RawRow[]).map(labelJson.decode),

@@ -1,10 +1,13 @@
 import { and, asc, eq } from "drizzle-orm";
-import { accountTextLimits, checkPlatformRules, measurePlatform } from "../../catalog/rules";
+import { checkRowTexts, FIRST_COMMENT_MAX, rowText, supportsFirstComment } from "../../catalog/follow-ups";
+import { accountTextLimits, measurePlatform } from "../../catalog/rules";
+import { contentLength } from "../../catalog/text-length";
 import type { WorkspaceContext } from "../../context";
 import { aliased } from "../../db/aliased";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
+import { loadThreadMedia, threadForRules } from "./row-texts";
 
 export interface PreviewItem {
   post_platform_id: string;
@@ -16,6 +19,10 @@ export interface PreviewItem {
   max_media_count: number;
   /** Empty when the row would publish. */
   problems: string[];
+  /** Issue 20: each thread item measured like the row (only when the row has a thread). */
+  thread?: { content_length: number; max_content_length: number; media_count: number; max_media_count: number }[];
+  /** Issue 20: the first comment measured (only when the row has one). */
+  first_comment?: { content_length: number; max_content_length: number };
 }
 
 /** Problems the publish job would hit before calling the network (decisions §7 wording). */
@@ -64,20 +71,54 @@ export async function previewPost(ctx: WorkspaceContext, postId: string): Promis
       .orderBy(asc(postMedia.position)),
   ]);
   if (!post) throw notFound();
+  const threadMedia = await loadThreadMedia(
+    ctx,
+    rows.map(({ row }) => row.thread),
+  );
   return rows.map(({ row, account }) => {
+    const limits = accountTextLimits(row.platform, account.meta);
     const input = {
       platform: row.platform,
       contentType: row.contentType,
-      content: post.content,
+      content: rowText(row.content, post.content),
       media: mediaRows,
-      limits: accountTextLimits(row.platform, account.meta),
+      limits,
     };
-    return {
+    const thread = threadForRules(row.thread, threadMedia);
+    const texts = {
+      platform: row.platform,
+      contentType: row.contentType,
+      postContent: post.content,
+      postMedia: mediaRows,
+      content: row.content,
+      thread,
+      firstComment: row.firstComment,
+      limits,
+    };
+    const item: PreviewItem = {
       post_platform_id: row.id,
       platform: row.platform,
       content_type: row.contentType,
       ...measurePlatform(input),
-      problems: [...accountProblems(account, row), ...checkPlatformRules(input, "publish").map((p) => p.message)],
+      problems: [...accountProblems(account, row), ...checkRowTexts(texts, "publish").map((p) => p.message)],
     };
+    if (thread.length > 0) {
+      item.thread = thread.map((t) => {
+        const m = measurePlatform({ ...input, content: t.content, media: t.media });
+        return {
+          content_length: m.content_length,
+          max_content_length: m.max_content_length,
+          media_count: m.media_count,
+          max_media_count: m.max_media_count,
+        };
+      });
+    }
+    if (row.firstComment !== null && supportsFirstComment(row.platform)) {
+      item.first_comment = {
+        content_length: contentLength(row.platform, row.firstComment, { urlLength: limits?.urlLength }),
+        max_content_length: FIRST_COMMENT_MAX[row.platform] ?? measurePlatform(input).max_content_length,
+      };
+    }
+    return item;
   });
 }

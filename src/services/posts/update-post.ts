@@ -1,7 +1,9 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import { checkRowTexts } from "../../catalog/follow-ups";
 import type { RuleMedia } from "../../catalog/media-rules";
-import { type AccountTextLimits, checkPlatformRules } from "../../catalog/rules";
+import { checkMetaPatch } from "../../catalog/meta-fields";
+import type { AccountTextLimits } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
 import { insertJsonRows, updateJsonRows } from "../../db/json-params";
 import {
@@ -38,8 +40,18 @@ import {
   parseScheduledAt,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
+import {
+  appendSignature,
+  applyRowTexts,
+  loadSignatures,
+  loadThreadMedia,
+  type RowTextColumns,
+  type RowTextsInput,
+  threadForRules,
+  threadMediaIds,
+} from "./row-texts";
 
-export interface UpdatePostPlatformInput {
+export interface UpdatePostPlatformInput extends RowTextsInput {
   /** Addresses an existing row of this post. */
   id?: string;
   enabled?: boolean;
@@ -48,11 +60,15 @@ export interface UpdatePostPlatformInput {
   meta?: Record<string, unknown>;
   /** Without `id`: adds a target (with `content_type`). */
   social_account_id?: string;
+  /** Issue 20: a signature appended to this row's own text. */
+  signature_id?: string;
 }
 
 export interface UpdatePostInput {
   status?: "draft" | "scheduled" | "publishing";
   content?: string | null;
+  /** Issue 20: a signature appended to the post's content. */
+  signature_id?: string;
   scheduled_at?: string | null;
   media?: { id: string }[];
   label_ids?: string[];
@@ -67,6 +83,7 @@ export interface UpdatePostInput {
 export interface UpdatePostDraft {
   status?: UpdatePostInput["status"];
   content?: string | null;
+  signature_id?: string;
   scheduled_at?: string | null;
   media?: ({ id: string } | undefined)[];
   label_ids?: (string | undefined)[];
@@ -155,8 +172,10 @@ export async function checkUpdatePost(
   const refs = await loadReferences(ctx, {
     accountIds: additions.map((p) => p?.social_account_id),
     labelIds: input.label_ids ?? [],
-    mediaIds: (input.media ?? []).map((m) => m?.id),
+    mediaIds: [...(input.media ?? []).map((m) => m?.id), ...threadMediaIds(platformInputs)],
   });
+  const signatureIds = [input.signature_id, ...platformInputs.map((p) => p?.signature_id)];
+  const signatureTexts = await loadSignatures(ctx, signatureIds);
 
   // status transition
   const target = input.status;
@@ -167,7 +186,10 @@ export async function checkUpdatePost(
   // scalar fields
   const scheduledAt = parseScheduledAt(bag, input.scheduled_at);
   const nextScheduledAt = input.scheduled_at === undefined ? postRow.scheduledAt : (scheduledAt ?? null);
-  const nextContent = input.content === undefined ? postRow.content : input.content;
+  let nextContent = input.content === undefined ? postRow.content : input.content;
+  if (input.signature_id !== undefined && !malformed.has("content")) {
+    nextContent = appendSignature(bag, "content", "signature_id", signatureTexts, input.signature_id, nextContent);
+  }
 
   // platforms: existing rows addressed by id, new targets without
   const byId = new Map(rows.map((r) => [r.id, r]));
@@ -198,7 +220,12 @@ export async function checkUpdatePost(
       ) {
         plan.row.contentType = p.content_type;
       }
-      if (p.meta !== undefined) plan.row.meta = checkMetaSize(bag, prefix, mergeMeta(plan.row.meta ?? {}, p.meta));
+      if (p.meta !== undefined) {
+        checkMetaFields(bag, prefix, existing.platform, plan.row.contentType, p.meta);
+        plan.row.meta = checkMetaSize(bag, prefix, mergeMeta(plan.row.meta ?? {}, p.meta));
+      }
+      applyRowTexts(bag, refs, prefix, existing.platform, p, plan.row);
+      applyRowSignature(bag, prefix, p, plan.row, nextContent, signatureTexts);
       return;
     }
     let missing = false;
@@ -225,6 +252,10 @@ export async function checkUpdatePost(
       return;
     }
     targeted.add(account.id);
+    checkMetaFields(bag, prefix, account.platform, p.content_type!, p.meta ?? {});
+    const texts: RowTextColumns = { content: null, thread: null, firstComment: null };
+    applyRowTexts(bag, refs, prefix, account.platform, p, texts);
+    applyRowSignature(bag, prefix, p, texts, nextContent, signatureTexts);
     const id = newId();
     planned.set(id, {
       isNew: true,
@@ -251,6 +282,10 @@ export async function checkUpdatePost(
         position: ++position,
         createdAt: now,
         updatedAt: now,
+        ...texts,
+        followUps: null,
+        replyRef: null,
+        followUpState: null,
       },
     });
   });
@@ -262,8 +297,16 @@ export async function checkUpdatePost(
   // Rules on the post as it will be, in the same round: rows and media that failed above are left out of them.
   const nextStatus: PostStatus = target ?? postRow.status;
   const nextMedia: RuleMedia[] = mediaRows ?? attached;
-  const enabledRows = [...planned.values()].map((p) => p.row).filter((r) => r.enabled);
-  const contentChanged = input.content !== undefined || input.media !== undefined || input.platforms !== undefined;
+  // Rows in the order the post shows them: schedule errors of a row's own texts name its index there.
+  const ordered = [...planned.values()]
+    .map((p) => p.row)
+    .sort((a, b) => a.position - b.position || a.createdAt - b.createdAt);
+  const enabledRows = ordered.filter((r) => r.enabled);
+  const contentChanged =
+    input.content !== undefined ||
+    input.signature_id !== undefined ||
+    input.media !== undefined ||
+    input.platforms !== undefined;
   if (target === "scheduled" || (nextStatus === "scheduled" && (contentChanged || input.scheduled_at !== undefined))) {
     checkSchedule(bag, {
       requireFuture: target === "scheduled" || input.scheduled_at !== undefined,
@@ -272,6 +315,11 @@ export async function checkUpdatePost(
       content: nextContent,
       media: nextMedia,
       rows: enabledRows,
+      indexOf: new Map(ordered.map((r, i) => [r.id, i])),
+      threadMedia: await loadThreadMedia(
+        ctx,
+        enabledRows.map((r) => r.thread),
+      ),
       skip: malformed,
       // Mastodon rows count against their instance's limit when it is known (docs/text-counting.md).
       limits: await textLimitsByAccount(ctx, enabledRows),
@@ -348,6 +396,9 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       errorMessage: r.errorMessage,
       claimedAt: r.claimedAt,
       attempts: r.attempts,
+      content: r.content,
+      thread: r.thread,
+      firstComment: r.firstComment,
       updatedAt: now,
     }));
   if (inserted.length) writes.push(insertJsonRows(ctx.db, postPlatforms, inserted));
@@ -385,7 +436,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     // Only the fields this request sets, so a concurrent edit of another field is not overwritten with what we read.
     .set({
       status: nextStatus,
-      ...(input.content !== undefined ? { content: nextContent } : {}),
+      ...(input.content !== undefined || input.signature_id !== undefined ? { content: nextContent } : {}),
       ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
       updatedAt: now,
     })
@@ -467,6 +518,10 @@ function checkSchedule(
     content: string | null;
     media: RuleMedia[];
     rows: PlatformRow[];
+    /** Each row's index in the post's `platforms` (names its own texts' errors: `platforms.2.thread.1.content`). */
+    indexOf: ReadonlyMap<string, number>;
+    /** Rule columns of the media the rows' thread items name. */
+    threadMedia: ReadonlyMap<string, RuleMedia>;
     /** Fields that failed the shape check: their rules are not run against the old values. */
     skip?: ReadonlySet<string>;
     limits: Map<string, AccountTextLimits>;
@@ -476,16 +531,60 @@ function checkSchedule(
   else if (s.requireFuture && s.scheduledAt <= s.now) bag.add("scheduled_at", SCHEDULED_AT_AFTER_NOW);
   if (s.rows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
   for (const row of s.rows) {
-    for (const problem of checkPlatformRules({
+    for (const problem of checkRowTexts({
       platform: row.platform,
       contentType: row.contentType,
-      content: s.content,
-      media: s.media,
+      postContent: s.content,
+      postMedia: s.media,
+      content: row.content,
+      thread: threadForRules(row.thread, s.threadMedia),
+      firstComment: row.firstComment,
       limits: s.limits.get(row.socialAccountId),
     })) {
-      if (s.skip?.has(problem.field)) continue;
+      // The post's content and media are shared: their problems keep the post's fields (`content`, `media`); a
+      // row's own texts name the row and item.
+      const field = problem.shared ? problem.field : `platforms.${s.indexOf.get(row.id)}.${problem.field}`;
+      if (s.skip?.has(problem.shared ? problem.field : "platforms")) continue;
       // One message per platform even when two rows share a platform and a content type.
-      if (!bag.errors[problem.field]?.includes(problem.message)) bag.add(problem.field, problem.message);
+      if (!bag.errors[field]?.includes(problem.message)) bag.add(field, problem.message);
     }
   }
+}
+
+/** Issue 20: the meta keys a request sets that the network reads (src/catalog/meta-fields.ts) must fit it. */
+function checkMetaFields(
+  bag: ErrorBag,
+  prefix: string,
+  platform: string,
+  contentType: string,
+  patch: Record<string, unknown>,
+): void {
+  for (const { key, message } of checkMetaPatch(platform, contentType, patch, (k) =>
+    attribute(`${prefix}.meta.${k}`),
+  )) {
+    bag.add(`${prefix}.meta.${key}`, message);
+  }
+}
+
+/**
+ * Issue 20: `platforms[].signature_id` appends a signature to the row's own text — the `content` this entry sends,
+ * else the row's stored one, else the post's (as this request leaves it) — which becomes the row's `content`.
+ */
+function applyRowSignature(
+  bag: ErrorBag,
+  prefix: string,
+  input: UpdatePostPlatformInput,
+  row: RowTextColumns,
+  postContent: string | null,
+  found: ReadonlyMap<string, string>,
+): void {
+  if (input.signature_id === undefined) return;
+  row.content = appendSignature(
+    bag,
+    `${prefix}.content`,
+    `${prefix}.signature_id`,
+    found,
+    input.signature_id,
+    row.content ?? postContent,
+  );
 }

@@ -28,12 +28,16 @@ interface RenderContext {
   origin: string;
 }
 
-function renderPost(ctx: RenderContext, [post, platforms, mediaRows, labelRows]: [Raw, [Raw, Raw][], Raw[], Raw[]]) {
+function renderPost(
+  ctx: RenderContext,
+  [post, platforms, mediaRows, labelRows]: [Raw, [Raw, Raw, Raw[]?][], Raw[], Raw[]],
+) {
   return presentPost(ctx, {
     post: postJson.decode(post),
-    platforms: platforms.map(([row, account]) => ({
+    platforms: platforms.map(([row, account, items]) => ({
       row: platformJson.decode(row),
       account: accountJson.decode(account),
+      itemMedia: (items ?? []).map(mediaJson.decode),
     })),
     media: mediaRows.map(mediaJson.decode),
     labels: labelRows.map(labelJson.decode),
