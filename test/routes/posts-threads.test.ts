@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { connectAccount, DAY, insertAccount, insertMedia, isoIn } from "./posts-fixtures";
@@ -30,7 +31,11 @@ describe("per-row texts on POST /api/posts", () => {
           social_account_id: a.x,
           content_type: "x_post",
           content: "Short for X",
-          thread: [{ content: "Item one" }, { content: "Item two", media: [{ id: img.id }] }, { content: "Item three" }],
+          thread: [
+            { content: "Item one" },
+            { content: "Item two", media: [{ id: img.id }] },
+            { content: "Item three" },
+          ],
           first_comment: "Link: https://example.com",
         },
         { social_account_id: a.li, content_type: "linkedin_post", first_comment: "More below" },
@@ -85,7 +90,11 @@ describe("per-row texts on POST /api/posts", () => {
       platforms: [
         { social_account_id: a.li, content_type: "linkedin_post", thread: [{ content: "no threads here" }] },
         { social_account_id: pin.id, content_type: "pinterest_pin", first_comment: "no comments here" },
-        { social_account_id: a.x, content_type: "x_post", thread: [{ content: "ok", media: [{ id: crypto.randomUUID() }] }] },
+        {
+          social_account_id: a.x,
+          content_type: "x_post",
+          thread: [{ content: "ok", media: [{ id: crypto.randomUUID() }] }],
+        },
         { social_account_id: a.bsky, content_type: "bluesky_post", thread: [{ content: " " }] },
       ],
       label_ids: [crypto.randomUUID()],
@@ -210,7 +219,9 @@ describe("per-row texts on PUT /api/posts/{post}", () => {
     const imgs = await Promise.all(Array.from({ length: 5 }, () => insertMedia(ws, "image")));
     const res = await ws.api("PUT", `/api/posts/${post.id}`, {
       status: "scheduled",
-      platforms: [{ id: post.platforms[1].id, thread: [{ content: "five images", media: imgs.map((m) => ({ id: m.id })) }] }],
+      platforms: [
+        { id: post.platforms[1].id, thread: [{ content: "five images", media: imgs.map((m) => ({ id: m.id })) }] },
+      ],
     });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual({
@@ -286,7 +297,9 @@ describe("per-row texts on PUT /api/posts/{post}", () => {
       "platforms.2.meta.privacy_level": [
         "The platforms.2.meta.privacy level field must be one of: PUBLIC_TO_EVERYONE, MUTUAL_FOLLOW_FRIENDS, FOLLOWER_OF_CREATOR, SELF_ONLY.",
       ],
-      "platforms.2.meta.photo_cover_index": ["The platforms.2.meta.photo cover index field applies only to tiktok_photo."],
+      "platforms.2.meta.photo_cover_index": [
+        "The platforms.2.meta.photo cover index field applies only to tiktok_photo.",
+      ],
     });
     const good = await ws.api("PUT", `/api/posts/${created.body.id}`, {
       platforms: [
@@ -355,5 +368,44 @@ describe("GET /api/posts/{post}/preview with per-row texts", () => {
         problems: [],
       },
     ]);
+  });
+});
+
+describe("media named by thread items", () => {
+  it("stay while a thread names them and are released with the thread or the post", async () => {
+    const ws = await createTestWorkspace();
+    const a = await accounts(ws);
+    const shared = await insertMedia(ws, "image");
+    const own = await insertMedia(ws, "image");
+    const created = await ws.api("POST", "/api/posts", {
+      media: [{ id: shared.id }],
+      platforms: [
+        {
+          social_account_id: a.x,
+          content_type: "x_post",
+          thread: [{ content: "t", media: [{ id: shared.id }, { id: own.id }] }],
+        },
+      ],
+    });
+    expect(created.status, created.text).toBe(201);
+    const exists = async (m: { id: string; path: string }) => [
+      (await env.DB.prepare("SELECT count(*) AS n FROM media WHERE id = ?").bind(m.id).first<number>("n")) === 1,
+      (await env.MEDIA_BUCKET.head(m.path)) !== null,
+    ];
+    // The post's media list emptied: the thread still names `shared`, so it stays.
+    const emptied = await ws.api("PUT", `/api/posts/${created.body.id}`, { media: [] });
+    expect(emptied.status, emptied.text).toBe(200);
+    expect(emptied.body.platforms[0].thread[0].media).toEqual([shared, own]);
+    expect(await exists(shared)).toEqual([true, true]);
+    // The thread replaced: `own` is named nowhere any more and goes; `shared` is still in the new thread.
+    const replaced = await ws.api("PUT", `/api/posts/${created.body.id}`, {
+      platforms: [{ id: created.body.platforms[0].id, thread: [{ content: "t2", media: [{ id: shared.id }] }] }],
+    });
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(await exists(own)).toEqual([false, false]);
+    expect(await exists(shared)).toEqual([true, true]);
+    // The post deleted: its thread's media go with it.
+    expect((await ws.api("DELETE", `/api/posts/${created.body.id}`)).status).toBe(204);
+    expect(await exists(shared)).toEqual([false, false]);
   });
 });

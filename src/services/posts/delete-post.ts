@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, ne, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { postMedia, posts } from "../../db/schema";
 import { conflict, notFound } from "../../lib/errors";
@@ -12,7 +12,12 @@ export const DELETE_WHILE_PUBLISHING = "The post is being published and cannot b
  * Media no other post uses are released afterwards.
  */
 export async function deletePost(ctx: WorkspaceContext, postId: string): Promise<void> {
-  const attached = await ctx.db.select({ id: postMedia.mediaId }).from(postMedia).where(eq(postMedia.postId, postId));
+  // The post's media and (issue 20) those its thread items name: one read.
+  const attached = await ctx.db.all<{ id: string }>(
+    sql`SELECT ${postMedia.mediaId} AS id FROM ${postMedia} WHERE ${postMedia.postId} = ${postId}
+      UNION SELECT tm.value AS id FROM post_platforms pp, json_each(pp.thread) ti, json_each(ti.value, '$.media') tm
+      WHERE pp.post_id = ${postId} AND pp.thread IS NOT NULL`,
+  );
   const deleted = await ctx.db
     .delete(posts)
     .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), ne(posts.status, "publishing")))

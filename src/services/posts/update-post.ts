@@ -471,14 +471,14 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     }
   }
 
-  // 4. media no longer attached anywhere
-  if (mediaRows) {
-    const kept = new Set(mediaRows.map((m) => m.id));
-    await releaseUnreferencedMedia(
-      ctx,
-      attached.map((m) => m.id).filter((id) => !kept.has(id)),
-    );
-  }
+  // 4. media no longer attached anywhere (the post's list replaced, or a thread that named them replaced)
+  const kept = new Set((mediaRows ?? attached).map((m) => m.id));
+  const keptInThreads = new Set([...planned.values()].flatMap((p) => (p.row.thread ?? []).flatMap((t) => t.media)));
+  const detached = [
+    ...(mediaRows ? attached.map((m) => m.id) : []),
+    ...state.rows.flatMap((r) => (r.thread ?? []).flatMap((t) => t.media)),
+  ].filter((id) => !kept.has(id) && !keptInThreads.has(id));
+  if (detached.length > 0) await releaseUnreferencedMedia(ctx, [...new Set(detached)]);
   return getPost(ctx, postId);
 }
 
