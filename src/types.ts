@@ -1,5 +1,6 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { ServiceContext, WorkspaceContext } from "./context";
+import type { MultipartReader } from "./media/multipart";
 
 export interface AppVariables {
   requestId: string;
@@ -7,6 +8,8 @@ export interface AppVariables {
   service: ServiceContext;
   /** Set by the API-key middleware on authenticated routes. */
   workspace: WorkspaceContext;
+  /** Set by `drainedUploadBody` on upload routes: the multipart body (null when not multipart/form-data). */
+  uploadForm: MultipartReader | null;
 }
 
 export interface AppEnv {

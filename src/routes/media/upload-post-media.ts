@@ -1,6 +1,6 @@
 import { notFound } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { MultipartReader } from "../../media/multipart";
+import { drainedUploadBody } from "../../media/upload-body";
 import { uploadPostMedia } from "../../services/media/upload-post-media";
 import type { App } from "../../types";
 import { authedRoute, idParam, ok } from "../openapi";
@@ -27,9 +27,12 @@ export function registerUploadPostMedia(app: App) {
   app.openAPIRegistry.registerPath(doc);
   // The route's own middleware (key, throttle, scope), so the plain handler cannot drift from the documented route.
   const [authenticate, checkScope] = middleware;
-  app.post("/api/posts/:post/media", authenticate, checkScope, async (c) => {
+  // The body is read to its end (bounded by the largest file the route accepts) before any answer, so a client
+  // still sending a refused file gets its 4xx, not a reset (src/media/upload-body.ts).
+  const drainBody = drainedUploadBody((config) => Math.max(config.MEDIA_IMAGE_MAX_BYTES, config.MEDIA_VIDEO_MAX_BYTES));
+  app.post("/api/posts/:post/media", authenticate, checkScope, drainBody, async (c) => {
     const postId = c.req.param("post");
     if (!isUuid(postId)) throw notFound();
-    return c.json(await uploadPostMedia(c.get("workspace"), postId, MultipartReader.fromRequest(c.req.raw)), 200);
+    return c.json(await uploadPostMedia(c.get("workspace"), postId, c.get("uploadForm")), 200);
   });
 }

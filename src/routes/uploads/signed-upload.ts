@@ -3,7 +3,7 @@ import type { MiddlewareHandler } from "hono";
 import { requireSecret } from "../../config";
 import { AppError, notFound, tooManyRequests } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { MultipartReader } from "../../media/multipart";
+import { drainedUploadBody } from "../../media/upload-body";
 import { uploadIssuerRevoked } from "../../services/uploads/issue-upload";
 import { checkUploadSignature } from "../../services/uploads/signing";
 import { storeSignedUpload, type VerifiedUpload, workspaceExists } from "../../services/uploads/store-upload";
@@ -90,8 +90,11 @@ const route = createRoute({
 
 export function registerSignedUpload(app: App) {
   app.openAPIRegistry.registerPath(route);
-  app.post("/api/uploads/:token", verifySignedUpload, async (c) => {
-    const result = await storeSignedUpload(c.get("service"), c.get("upload"), MultipartReader.fromRequest(c.req.raw));
+  // After the URL is verified (a request without a valid URL gets no reading on its behalf), the body is read to its
+  // end within UPLOAD_MAX_BYTES before any answer: a refused file gets its 4xx, not a reset (src/media/upload-body.ts).
+  const drainBody = drainedUploadBody((config) => config.UPLOAD_MAX_BYTES);
+  app.post("/api/uploads/:token", verifySignedUpload, drainBody, async (c) => {
+    const result = await storeSignedUpload(c.get("service"), c.get("upload"), c.get("uploadForm"));
     return c.json(result, 201);
   });
 }
