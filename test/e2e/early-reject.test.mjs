@@ -1,0 +1,206 @@
+// Issue 15: an upload refused early (its type from the first bytes, its size past the cap) gets the full 4xx JSON
+// answer over a real socket, while the client is still sending — never a reset. Runs against `wrangler dev` (the
+// same workerd HTTP server as local development) with clients that write a large body as fast as they can, that
+// stream it slowly, and Node's fetch. Before src/media/upload-body.ts, each of these saw ECONNRESET / EPIPE.
+// Runs under `node --test` (part of `npm test`); loopback only.
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import net from "node:net";
+import { after, before, test } from "node:test";
+import { freshState, startWorker } from "../../bench/lib/worker.mjs";
+
+const ADMIN = "e2e-admin-token";
+const MB = 1024 * 1024;
+const BOUNDARY = "----e2e-early-reject";
+const TYPE_MESSAGE = "The media field must be a file of type: jpeg, png, gif, webp, mp4, mov.";
+const IMAGE_TOO_LARGE = "The media field must not be greater than 10240 kilobytes.";
+const mediaError = (message) => ({ message, errors: { media: [message] } });
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A multipart body of `length` bytes: one `media` file part starting with `head`. */
+function multipartBody(head, length) {
+  const prefix = Buffer.from(
+    `--${BOUNDARY}\r\nContent-Disposition: form-data; name="media"; filename="file.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const suffix = Buffer.from(`\r\n--${BOUNDARY}--\r\n`);
+  const body = Buffer.alloc(length, 7);
+  prefix.copy(body);
+  head.copy(body, prefix.length);
+  suffix.copy(body, length - suffix.length);
+  return body;
+}
+
+const TEXT = Buffer.from("plain text, not an image ".repeat(8));
+const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
+
+/**
+ * POSTs `body` over a raw socket — all at once, or in 64 KiB chunks `delayMs` apart — while reading whatever comes
+ * back. Resolves with the parsed answer once its whole body has arrived; rejects when the connection breaks first.
+ */
+function rawPost(port, path, body, { headers = {}, delayMs = 0 } = {}) {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, "127.0.0.1");
+    let received = Buffer.alloc(0);
+    let sent = 0;
+    let done = false;
+    const finish = (fn) => {
+      if (done) return;
+      done = true;
+      socket.destroy();
+      fn();
+    };
+    socket.on("data", (d) => {
+      received = Buffer.concat([received, d]);
+      const end = received.indexOf("\r\n\r\n");
+      if (end < 0) return;
+      const head = received.subarray(0, end).toString("latin1").split("\r\n");
+      const status = Number(head[0].split(" ")[1]);
+      const fields = Object.fromEntries(
+        head.slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
+      );
+      const length = Number(fields["content-length"]);
+      if (received.length - end - 4 < length) return;
+      const text = received.subarray(end + 4, end + 4 + length).toString("utf8");
+      finish(() => resolve({ status, contentType: fields["content-type"], body: JSON.parse(text), sent }));
+    });
+    socket.on("error", (err) => finish(() => reject(new Error(`${err.code} after sending ${sent} bytes`))));
+    socket.on("close", () => finish(() => reject(new Error(`closed without a full answer after sending ${sent}`))));
+    const lines = [
+      `POST ${path} HTTP/1.1`,
+      `Host: 127.0.0.1:${port}`,
+      `Content-Type: multipart/form-data; boundary=${BOUNDARY}`,
+      `Content-Length: ${body.length}`,
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
+    socket.write(`${lines.join("\r\n")}\r\n\r\n`);
+    if (delayMs === 0) {
+      socket.write(body, () => {
+        sent = body.length;
+      });
+      return;
+    }
+    const step = () => {
+      if (done || socket.destroyed) return;
+      const chunk = body.subarray(sent, sent + 64 * 1024);
+      if (chunk.length === 0) return;
+      socket.write(chunk);
+      sent += chunk.length;
+      setTimeout(step, delayMs);
+    };
+    step();
+  });
+}
+
+let worker;
+let key;
+let ip = 0;
+
+before(async () => {
+  const port = await freePort();
+  worker = await startWorker({
+    port,
+    persistTo: freshState(),
+    vars: {
+      ADMIN_TOKEN: ADMIN,
+      TOKEN_ENCRYPTION_KEY: "e2e-token-encryption-key",
+      UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
+      APP_ENV: "development",
+      LOG_LEVEL: "warn",
+    },
+  });
+  worker.port = port;
+  const boot = await fetch(`${worker.base}/api/admin/workspaces`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${ADMIN}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "Early reject" }),
+  }).then((r) => r.json());
+  key = boot.plain_token;
+  assert.ok(key, "workspace bootstrap");
+});
+
+after(async () => {
+  await worker?.stop();
+});
+
+/** A fresh signed upload URL's path, and a client IP of its own (the per-IP window stays out of the way). */
+async function signedUpload() {
+  const res = await fetch(`${worker.base}/api/uploads`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${key}` },
+  });
+  assert.equal(res.status, 201);
+  const url = new URL((await res.json()).upload_url);
+  return { path: `${url.pathname}${url.search}`, headers: { "CF-Connecting-IP": `198.51.100.${++ip}` } };
+}
+
+const cases = [
+  { name: "type refused from the first bytes", head: TEXT, message: TYPE_MESSAGE },
+  { name: "image past the 10 MB cap", head: JPEG, message: IMAGE_TOO_LARGE },
+];
+
+for (const c of cases) {
+  test(`signed upload, ${c.name}: a client writing 24 MB at once reads the whole 422`, async () => {
+    const { path, headers } = await signedUpload();
+    const res = await rawPost(worker.port, path, multipartBody(c.head, 24 * MB), { headers });
+    assert.deepEqual(
+      { status: res.status, contentType: res.contentType, body: res.body },
+      { status: 422, contentType: "application/json", body: mediaError(c.message) },
+    );
+  });
+
+  test(`signed upload, ${c.name}: a client streaming 16 MB slowly reads the whole 422`, async () => {
+    const { path, headers } = await signedUpload();
+    const res = await rawPost(worker.port, path, multipartBody(c.head, 16 * MB), { headers, delayMs: 2 });
+    assert.deepEqual({ status: res.status, body: res.body }, { status: 422, body: mediaError(c.message) });
+  });
+
+  test(`signed upload, ${c.name}: Node's fetch gets the 422, not a network error`, async () => {
+    const { path, headers } = await signedUpload();
+    const res = await fetch(`${worker.base}${path}`, {
+      method: "POST",
+      body: multipartBody(c.head, 24 * MB),
+      headers: { ...headers, "Content-Type": `multipart/form-data; boundary=${BOUNDARY}` },
+    });
+    assert.deepEqual({ status: res.status, body: await res.json() }, { status: 422, body: mediaError(c.message) });
+  });
+}
+
+test("POST /api/posts/{post}/media: a refused type streamed fast and an unknown post both get their full answer", async () => {
+  const json = async (method, p, body) => {
+    const res = await fetch(`${worker.base}${p}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    assert.ok(res.status < 300, `${method} ${p} → ${res.status}`);
+    return res.json();
+  };
+  const account = await json("POST", "/api/social-accounts", {
+    platform: "x",
+    display_name: "E2E",
+    username: "e2e",
+    credentials: { access_token: "t" },
+  });
+  const post = await json("POST", "/api/posts", {
+    content: "Hello",
+    platforms: [{ social_account_id: account.id, content_type: "x_post" }],
+  });
+  const auth = { Authorization: `Bearer ${key}` };
+  const refused = await rawPost(worker.port, `/api/posts/${post.id}/media`, multipartBody(TEXT, 24 * MB), {
+    headers: auth,
+  });
+  assert.deepEqual({ status: refused.status, body: refused.body }, { status: 422, body: mediaError(TYPE_MESSAGE) });
+  const unknown = await rawPost(worker.port, `/api/posts/${crypto.randomUUID()}/media`, multipartBody(JPEG, 24 * MB), {
+    headers: auth,
+  });
+  assert.deepEqual({ status: unknown.status, body: unknown.body }, { status: 404, body: { message: "Not found." } });
+});
