@@ -216,10 +216,12 @@ describe("drainRest bounds", () => {
 
   it("stops after maxMs in all (a client that trickles just fast enough to never be idle)", async () => {
     const s = trickle({ chunks: 1_000_000, size: 1, delayMs: 5 });
-    const result = await drainRest(s.reader, { ...roomy, maxMs: 60, idleMs: 40 });
+    const started = Date.now();
+    const result = await drainRest(s.reader, { ...roomy, maxMs: 100, idleMs: 80 });
     expect(result.outcome).toBe("too_slow");
-    expect(result.bytes).toBeGreaterThan(1);
-    expect(result.bytes).toBeLessThan(60);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    expect(result.bytes).toBeGreaterThanOrEqual(1);
+    expect(result.bytes).toBeLessThanOrEqual(20); // one byte per ≥ 5 ms
     expect(s.cancelled()).toBe(true);
   });
 });
