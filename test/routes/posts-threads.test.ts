@@ -212,6 +212,62 @@ describe("per-row texts on PUT /api/posts/{post}", () => {
     expect(Object.keys(fixed.body.platforms[0])).not.toContain("first_comment");
   });
 
+  it("refuses over-long items and first comments on every network that takes them, naming row and item", async () => {
+    const ws = await createTestWorkspace();
+    const rows = [
+      ["x", "x_post", 281, 281],
+      ["bluesky", "bluesky_post", 301, 301],
+      ["threads", "threads_post", 501, 501],
+      ["mastodon", "mastodon_post", 501, 501],
+      ["facebook", "facebook_post", 0, 8001],
+      ["instagram", "instagram_feed", 0, 2201],
+      ["linkedin-page", "linkedin_page_post", 0, 1251],
+      ["youtube", "youtube_short", 0, 10001],
+    ] as const;
+    const video = await insertMedia(ws, "video");
+    const platforms = [];
+    for (const [platform, contentType, itemLength, commentLength] of rows) {
+      const id = ["bluesky", "mastodon"].includes(platform)
+        ? await insertAccount(ws, platform)
+        : (await connectAccount(ws, platform)).id;
+      platforms.push({
+        social_account_id: id,
+        content_type: contentType,
+        ...(itemLength ? { thread: [{ content: "fine" }, { content: "i".repeat(itemLength) }] } : {}),
+        first_comment: "c".repeat(Math.min(commentLength, 10000)),
+      });
+    }
+    const created = await ws.api("POST", "/api/posts", { content: "", media: [], platforms });
+    expect(created.status, created.text).toBe(201);
+    const res = await ws.api("PUT", `/api/posts/${created.body.id}`, {
+      status: "scheduled",
+      scheduled_at: isoIn(DAY),
+      media: [{ id: video.id }],
+    });
+    expect(res.status).toBe(422);
+    const itemErrors = (i: number, label: string, max: number) => ({
+      [`platforms.${i}.thread.1.content`]: [`Thread item 2: ${label}: too long by 1 character (max ${max}).`],
+      [`platforms.${i}.first_comment`]: [`First comment: ${label}: too long by 1 character (max ${max}).`],
+    });
+    const { errors } = res.body as { errors: Record<string, string[]> };
+    expect(Object.fromEntries(Object.entries(errors).filter(([k]) => k.startsWith("platforms.")))).toEqual({
+      ...itemErrors(0, "X", 280),
+      ...itemErrors(1, "Bluesky", 300),
+      ...itemErrors(2, "Threads", 500),
+      ...itemErrors(3, "Mastodon", 500),
+      "platforms.4.first_comment": ["First comment: Facebook Page: too long by 1 character (max 8000)."],
+      "platforms.5.first_comment": ["First comment: Instagram: too long by 1 character (max 2200)."],
+      "platforms.6.first_comment": ["First comment: LinkedIn Page: too long by 1 character (max 1250)."],
+    });
+    // YouTube's 10000 equals the API's own cap on the field: 10001 cannot even be sent.
+    const tooLong = await ws.api("PUT", `/api/posts/${created.body.id}`, {
+      platforms: [{ id: created.body.platforms[7].id, first_comment: "c".repeat(10001) }],
+    });
+    expect(tooLong.body.errors).toEqual({
+      "platforms.0.first_comment": ["The platforms.0.first comment field must not be greater than 10000 characters."],
+    });
+  });
+
   it("checks item media against the network's media rules at schedule time", async () => {
     const ws = await createTestWorkspace();
     const a = await accounts(ws);
