@@ -81,7 +81,7 @@ export async function refreshAccount(
     const refreshed = await adapter.refresh(actx, loaded.account);
     const sealed = await sealCredentials(ctx, loaded.row.id, refreshed.credentials);
     const now = ctx.now();
-    const schedule = REFRESH_SCHEDULES[loaded.row.platform as Platform];
+    const dueAt = nextDueAfterRefresh(loaded, refreshed.expiresAt, now);
     const [row] = await ctx.db
       .update(socialAccounts)
       .set({
@@ -90,7 +90,7 @@ export async function refreshAccount(
         status: "connected",
         updatedAt: now,
         tokenRefreshedAt: now,
-        tokenRefreshDueAt: schedule ? nextRefreshAt(schedule, refreshed.expiresAt, now, true) : null,
+        tokenRefreshDueAt: dueAt,
         tokenRefreshLeaseUntil: null,
       })
       .where(casCondition(loaded.row))
@@ -114,6 +114,21 @@ export async function refreshAccount(
     await releaseRefreshLease(ctx, loaded.row.id);
     throw err;
   }
+}
+
+/**
+ * When the cron refreshes a token just obtained by a refresh. A network that answered no longer a life than the
+ * token already had is running out its refresh credential (LinkedIn's refresh token ends 365 days after the
+ * authorization, and the access tokens it mints end with it): refreshing again minutes later would change nothing,
+ * so the next try is half-way to the expiry — still before it, and the one after the expiry finds the refusal.
+ */
+function nextDueAfterRefresh(loaded: LoadedAccount, expiresAt: number | null, now: number): number | null {
+  const schedule = REFRESH_SCHEDULES[loaded.row.platform as Platform];
+  if (!schedule) return null;
+  const due = nextRefreshAt(schedule, expiresAt, now, true);
+  const before = tokenExpiresAt(loaded);
+  const noLonger = expiresAt !== null && before !== null && expiresAt <= before;
+  return noLonger ? Math.max(due, now + Math.floor((expiresAt - now) / 2)) : due;
 }
 
 /** Takes the account's refresh lease if nobody holds it; false when another refresh is in flight. */

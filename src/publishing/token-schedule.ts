@@ -40,8 +40,8 @@ export const REFRESH_SCHEDULES: Partial<Record<Platform, RefreshSchedule>> = {
   "linkedin-page": { margin: 10 * DAY, every: 50 * DAY, minAge: 0, needs: refreshToken },
   // 30-day access tokens, 365-day refresh tokens.
   pinterest: { margin: 5 * DAY, every: 25 * DAY, minAge: 0, needs: refreshToken },
-  // 24-hour access tokens, 365-day refresh tokens.
-  tiktok: { margin: 2 * HOUR, every: 22 * HOUR, minAge: 0, needs: refreshToken },
+  // 2-hour access tokens, 180-day refresh tokens that rotate on every use (TikTok, November 2026).
+  tiktok: { margin: 20 * MINUTE, every: 100 * MINUTE, minAge: 0, needs: refreshToken },
   // 2-hour access tokens; the refresh token rotates on every use.
   x: { margin: 20 * MINUTE, every: 100 * MINUTE, minAge: 0, needs: refreshToken },
   // 1-hour Google access tokens; an unused refresh token lapses after months (days for apps in testing).

@@ -411,8 +411,9 @@ describe("tiktok adapter: refresh", () => {
     const now = 1_700_000_000_000;
     const result = await tiktokAdapter.refresh!(testAdapterContext({ now: () => now }), testAccount("tiktok"));
     expect(result).toEqual({
-      credentials: { access_token: "tt-access-1", refresh_token: "tt-refresh-1", expires_at: now + 86_400_000 },
-      expiresAt: now + 86_400_000,
+      // TikTok access tokens live 2 hours (TikTok "Manage OAuth Access Tokens", November 2026; was 24 hours).
+      credentials: { access_token: "tt-access-1", refresh_token: "tt-refresh-1", expires_at: now + 7_200_000 },
+      expiresAt: now + 7_200_000,
     });
     expect(fake.calls).toEqual([
       {

@@ -1,5 +1,6 @@
 import { fakeOrigin } from "../fake-fetch";
 import { fakeJwt, json, ScriptedFake } from "./scripted";
+import { DAY_MS, TokenClock } from "./token-clock";
 
 /**
  * A Bluesky PDS + video service + public AppView that answer like the real ones (platforms.md §11): XRPC error
@@ -29,6 +30,13 @@ export class FakeBluesky extends ScriptedFake {
   /** access JWT → exp (epoch seconds) */
   readonly accessTokens = new Map<string, number>();
   readonly refreshTokens = new Set<string>();
+  /**
+   * Session lifetimes of the reference PDS (bluesky-social/atproto packages/pds/src/account-manager/helpers/auth.ts):
+   * access JWT 120 minutes, refresh JWT 90 days; refreshSession spends the refresh JWT it was given (the PDS
+   * keeps a short grace period for a retry; this fake is stricter) and answers an expired one 400 ExpiredToken.
+   */
+  readonly clock = new TokenClock();
+  static readonly REFRESH_JWT_MS = 90 * DAY_MS;
   /** Service-auth token → the audience it was made for. */
   readonly serviceTokens = new Map<string, string>();
   /**
@@ -66,6 +74,7 @@ export class FakeBluesky extends ScriptedFake {
     const refreshJwt = `refresh-${crypto.randomUUID()}`;
     this.accessTokens.set(accessJwt, Math.floor(Date.now() / 1000) + accessTtlSeconds);
     this.refreshTokens.add(refreshJwt);
+    this.clock.issue(refreshJwt, FakeBluesky.REFRESH_JWT_MS);
     return { did: this.did, handle: this.userHandle, accessJwt, refreshJwt, active: true };
   }
 
@@ -179,7 +188,9 @@ export class FakeBluesky extends ScriptedFake {
       }
       case "com.atproto.server.refreshSession": {
         const token = req.headers.get("authorization")?.slice(7) ?? "";
-        if (!this.refreshTokens.has(token)) return this.xrpcError(400, "ExpiredToken", "Token has expired");
+        if (!this.refreshTokens.has(token) || this.clock.expired(token)) {
+          return this.xrpcError(400, "ExpiredToken", "Token has expired");
+        }
         this.refreshTokens.delete(token);
         return this.ok(this.issueSession());
       }

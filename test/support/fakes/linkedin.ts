@@ -1,5 +1,6 @@
 import { fakeOrigin } from "../fake-fetch";
 import { type Override, type RecordedCall, recordRequest, takeOverride } from "./meta";
+import { DAY_MS, TokenClock } from "./token-clock";
 
 /**
  * A fake LinkedIn (platforms.md §1–2): the versioned REST API on `https://linkedin.fake` and OAuth on
@@ -64,6 +65,15 @@ export class LinkedInFake {
   readonly validTokens = new Set<string>(["access-token"]);
   readonly expiredTokens = new Set<string>();
   readonly refreshTokens = new Set<string>(["refresh-token"]);
+  /**
+   * LinkedIn "Refresh Tokens with OAuth 2.0" (programmatic refresh tokens): access tokens live 60 days, the
+   * refresh token 365 days from the first authorization — a refresh returns the same refresh token with what is
+   * left of its life, and an access token that never outlives it. Expired access tokens: 401 EXPIRED_ACCESS_TOKEN; an expired refresh
+   * token: 400 invalid_grant.
+   */
+  readonly clock = new TokenClock();
+  static readonly ACCESS_TOKEN_MS = 60 * DAY_MS;
+  static readonly REFRESH_TOKEN_MS = 365 * DAY_MS;
   /** Video part size; the real API uses 4 MiB. */
   partSize = 4;
   /** Polls answered PROCESSING after finalize before AVAILABLE. */
@@ -106,7 +116,7 @@ export class LinkedInFake {
 
     const auth = request.headers.get("authorization")?.match(/^Bearer (.+)$/)?.[1];
     if (!auth) return linkedInError(401, "EMPTY_ACCESS_TOKEN", "Empty oauth2 access token", 65604);
-    if (this.expiredTokens.has(auth))
+    if (this.expiredTokens.has(auth) || (this.validTokens.has(auth) && this.clock.expired(auth)))
       return linkedInError(401, "EXPIRED_ACCESS_TOKEN", "The token used in the request has expired", 65601);
     if (!this.validTokens.has(auth)) return linkedInError(401, "INVALID_ACCESS_TOKEN", "Invalid access token", 65600);
 
@@ -369,7 +379,7 @@ export class LinkedInFake {
     if (p.grant_type !== "refresh_token") {
       return json({ error: "unsupported_grant_type", error_description: "The grant type is not supported" }, 400);
     }
-    if (!p.refresh_token || !this.refreshTokens.has(p.refresh_token)) {
+    if (!p.refresh_token || !this.refreshTokens.has(p.refresh_token) || this.clock.expired(p.refresh_token)) {
       return json(
         {
           error: "invalid_grant",
@@ -381,11 +391,14 @@ export class LinkedInFake {
     const n = ++this.refreshSeq;
     const access = `li-access-${n}`;
     this.validTokens.add(access);
+    // "Day 360 - … your access token and refresh token will both expire in 5 days": never past the refresh token.
+    const refreshEnds = this.clock.expiresAt(p.refresh_token) ?? Number.POSITIVE_INFINITY;
+    this.clock.expireAt(access, Math.min(Date.now() + LinkedInFake.ACCESS_TOKEN_MS, refreshEnds));
     return json({
       access_token: access,
-      expires_in: 5_184_000,
+      expires_in: this.clock.secondsLeft(access)!,
       refresh_token: p.refresh_token,
-      refresh_token_expires_in: 31_536_000 - n,
+      refresh_token_expires_in: this.clock.secondsLeft(p.refresh_token) ?? 31_536_000 - n,
       scope: "openid,profile,w_member_social",
     });
   }

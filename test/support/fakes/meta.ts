@@ -1,5 +1,6 @@
 import { fakeOrigin } from "../fake-fetch";
 import { LongLivedTokens } from "./long-lived-tokens";
+import { TokenClock } from "./token-clock";
 
 /**
  * A fake Meta Graph host (platforms.md "Meta common", §4, §5–6), answering like the real one:
@@ -322,6 +323,12 @@ export class MetaGraphFake {
   private seq = 0;
   /** Instagram Login's 60-day tokens and their refresh rules. */
   readonly longLived = new LongLivedTokens("ig-refreshed", this.validTokens);
+  /**
+   * Facebook Login tokens ("Access Token Guide", "Long-Lived Access Tokens"): a long-lived *user* token lives about
+   * 60 days — a test times one with `clock.issue` — while a *Page* token obtained with a long-lived user token has
+   * no expiry and is never timed. Either kind, once expired, is answered HTTP 400 code 190.
+   */
+  readonly clock = new TokenClock();
   readonly uninstall: () => void;
 
   constructor(readonly origin: string) {
@@ -372,7 +379,9 @@ export class MetaGraphFake {
     if (!token) {
       return graphErrorResponse(400, { message: "An access token is required to request this resource.", code: 104 });
     }
-    if (this.expiredTokens.has(token) || this.longLived.isExpired(token)) return expiredTokenResponse();
+    if (this.expiredTokens.has(token) || this.longLived.isExpired(token) || this.clock.expired(token)) {
+      return expiredTokenResponse();
+    }
     if (!this.validTokens.has(token)) {
       return graphErrorResponse(400, { message: "Invalid OAuth access token - Cannot parse access token", code: 190 });
     }

@@ -1,5 +1,6 @@
 import { fakeOrigin } from "../fake-fetch";
 import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+import { DAY_MS, TokenClock } from "./token-clock";
 
 /**
  * A fake of Pinterest API v5 (platforms.md §10) on https://pinterest.fake:
@@ -12,7 +13,9 @@ import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from
  *   errors; `GET /v5/media/{id}` walks registered → processing → succeeded | failed;
  * - `GET /v5/pins/{id}/analytics` returns `{all:{daily_metrics, summary_metrics, lifetime_metrics}}` for the
  *   requested metric types within the 90-day window;
- * - `POST /v5/oauth/token` with Basic client auth refreshes or refuses.
+ * - `POST /v5/oauth/token` with Basic client auth refreshes or refuses. Access tokens live 30 days
+ *   (`expires_in` 2592000), refresh tokens 365 days (`refresh_token_expires_in`); an expired access token gets the
+ *   401 of an invalid one, an expired refresh token the 400 of an unknown one.
  */
 
 export const PINTEREST_ORIGIN = "https://pinterest.fake";
@@ -58,6 +61,9 @@ export function s3ErrorResponse(status: number, code: string, message: string): 
   );
 }
 
+export const PINTEREST_ACCESS_TOKEN_MS = 30 * DAY_MS;
+export const PINTEREST_REFRESH_TOKEN_MS = 365 * DAY_MS;
+
 export function fakePinterest(options: PinterestFakeOptions = {}) {
   const opts = {
     accessTokens: ["access-token"],
@@ -74,13 +80,14 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
   const pins = new Map<string, Record<string, unknown>>();
   const accessTokens = new Set(opts.accessTokens);
   const refreshTokens = new Set(opts.refreshTokens);
+  const clock = new TokenClock();
   let seq = 0;
 
   const invalid = (message: string) => pinterestErrorResponse(400, 1, message);
 
   function authorized(request: Request): boolean {
     const auth = request.headers.get("authorization") ?? "";
-    return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7));
+    return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7)) && !clock.expired(auth.slice(7));
   }
 
   function createPin(body: any): Response {
@@ -201,22 +208,26 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
       if (request.headers.get("authorization") !== CLIENT_BASIC)
         return pinterestErrorResponse(401, 2, "Authentication failed.");
       const form = call.form ?? {};
-      if (form.grant_type !== "refresh_token" || !refreshTokens.has(form.refresh_token ?? "")) {
+      const sent = form.refresh_token ?? "";
+      if (form.grant_type !== "refresh_token" || !refreshTokens.has(sent) || clock.expired(sent)) {
         return pinterestErrorResponse(400, 1, "Invalid refresh token.");
       }
       seq++;
       const access = `pina_fake_${seq}`;
       accessTokens.add(access);
+      clock.issue(access, PINTEREST_ACCESS_TOKEN_MS);
       const out: Record<string, unknown> = {
         access_token: access,
         token_type: "bearer",
-        expires_in: 2592000,
+        expires_in: PINTEREST_ACCESS_TOKEN_MS / 1000,
         scope: "boards:read boards:write pins:read pins:write user_accounts:read",
-        refresh_token_expires_in: 31536000,
+        refresh_token_expires_in: clock.secondsLeft(sent) ?? PINTEREST_REFRESH_TOKEN_MS / 1000,
       };
       if (opts.rotateRefreshToken) {
         out.refresh_token = `pinr_fake_${seq}`;
         refreshTokens.add(out.refresh_token as string);
+        clock.issue(out.refresh_token as string, PINTEREST_REFRESH_TOKEN_MS);
+        out.refresh_token_expires_in = PINTEREST_REFRESH_TOKEN_MS / 1000;
       }
       return json(out);
     }
@@ -310,6 +321,9 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     script,
     media,
     pins,
+    /** Token lifetimes (a test gives the seed tokens one with `clock.issue`). */
+    clock,
+    refreshTokens,
     /** Registers an existing Pin (for metrics tests). */
     addPin(id: string): void {
       pins.set(id, { id });

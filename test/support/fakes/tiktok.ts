@@ -1,6 +1,7 @@
 import { concatBytes } from "../../../src/media/byte-source";
 import { fakeOrigin } from "../fake-fetch";
 import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+import { DAY_MS, HOUR_MS, TokenClock } from "./token-clock";
 
 /**
  * A fake of TikTok's Content Posting API v2 (platforms.md §8) on https://tiktok.fake:
@@ -12,8 +13,13 @@ import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from
  *   `Content-Range`), answers 206 per intermediate chunk and 201 after the last, on an upload URL of this origin;
  * - `status/fetch` walks a status script (PROCESSING_* → PUBLISH_COMPLETE | FAILED + fail_reason) and sends
  *   `publicaly_available_post_id` (TikTok's spelling) as raw int64 numbers;
- * - `/v2/oauth/token/` refreshes (rotating the refresh token) or answers `invalid_grant`.
+ * - `/v2/oauth/token/` refreshes or answers `invalid_grant`. Token lifetimes as TikTok's "Manage OAuth Access
+ *   Tokens" (updated November 2026) gives them: access tokens 2 hours, refresh tokens 180 days; refresh tokens
+ *   rotate — the one sent stops working once the new one is issued. An expired access token is answered like an
+ *   invalid one (401 `access_token_invalid`); an expired or spent refresh token gets `invalid_grant`.
  */
+export const TIKTOK_ACCESS_TOKEN_MS = 2 * HOUR_MS;
+export const TIKTOK_REFRESH_TOKEN_MS = 180 * DAY_MS;
 
 export const TIKTOK_ORIGIN = "https://tiktok.fake";
 const MB = 1024 * 1024;
@@ -86,6 +92,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
   const initTimes: number[] = [];
   const accessTokens = new Set(opts.accessTokens);
   const refreshTokens = new Set(opts.refreshTokens);
+  const clock = new TokenClock();
   let seq = 0;
   let publishCount = 0;
 
@@ -93,7 +100,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
 
   function authorized(request: Request): boolean {
     const auth = request.headers.get("authorization") ?? "";
-    return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7));
+    return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7)) && !clock.expired(auth.slice(7));
   }
 
   function validateFileUpload(src: any): string | null {
@@ -185,7 +192,8 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
           400,
         );
       }
-      if (form.grant_type !== "refresh_token" || !refreshTokens.has(form.refresh_token ?? "")) {
+      const sent = form.refresh_token ?? "";
+      if (form.grant_type !== "refresh_token" || !refreshTokens.has(sent) || clock.expired(sent)) {
         return json(
           { error: "invalid_grant", error_description: "Refresh token is invalid or expired.", log_id: "LOG" },
           400,
@@ -194,14 +202,17 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
       seq++;
       const access = `tt-access-${seq}`;
       const refresh = `tt-refresh-${seq}`;
+      refreshTokens.delete(sent);
       accessTokens.add(access);
       refreshTokens.add(refresh);
+      clock.issue(access, TIKTOK_ACCESS_TOKEN_MS);
+      clock.issue(refresh, TIKTOK_REFRESH_TOKEN_MS);
       return json({
         access_token: access,
-        expires_in: 86400,
+        expires_in: TIKTOK_ACCESS_TOKEN_MS / 1000,
         open_id: "open-id-1",
         refresh_token: refresh,
-        refresh_expires_in: 31536000,
+        refresh_expires_in: TIKTOK_REFRESH_TOKEN_MS / 1000,
         scope: "user.info.basic,video.publish,video.upload",
         token_type: "Bearer",
       });
@@ -336,6 +347,9 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
     calls,
     script,
     publishes,
+    /** Token lifetimes (a test gives the seed tokens one with `clock.issue`). */
+    clock,
+    refreshTokens,
     /** The bytes received for a FILE_UPLOAD publish, concatenated. */
     uploaded(publishId: string): Uint8Array {
       return concatBytes(publishes.get(publishId)?.received ?? []);

@@ -1,5 +1,6 @@
 import { fakeOrigin } from "../fake-fetch";
 import { json, ScriptedFake } from "./scripted";
+import { HOUR_MS, TokenClock } from "./token-clock";
 
 /**
  * The X API v2 as the adapter meets it (platforms.md §3): problem-JSON errors, `x-rate-limit-*` headers on every
@@ -55,6 +56,12 @@ export const CLIENT_NOT_ENROLLED = {
 export class FakeX extends ScriptedFake {
   readonly accessTokens = new Set(["x-access"]);
   readonly refreshTokens = new Set(["x-refresh"]);
+  /**
+   * Access tokens live 2 hours (docs.x.com OAuth 2.0 Authorization Code Flow with PKCE); an expired one is answered
+   * 401 like an unknown one. Refresh tokens rotate: the one sent is spent (the set above).
+   */
+  readonly clock = new TokenClock();
+  static readonly ACCESS_TOKEN_MS = 2 * HOUR_MS;
   readonly media = new Map<string, StoredMedia>();
   readonly tweets = new Map<string, StoredTweet>();
   userId = "1234567890";
@@ -110,7 +117,9 @@ export class FakeX extends ScriptedFake {
     if (key === "POST /2/oauth2/token") return this.token(req);
 
     const token = req.headers.get("authorization")?.replace(/^Bearer /, "") ?? "";
-    if (!this.accessTokens.has(token)) return this.respond(401, problem(401, "Unauthorized", "Unauthorized"));
+    if (!this.accessTokens.has(token) || this.clock.expired(token)) {
+      return this.respond(401, problem(401, "Unauthorized", "Unauthorized"));
+    }
 
     if (key === "POST /2/media/upload") {
       const form = await req.formData();
@@ -387,7 +396,7 @@ export class FakeX extends ScriptedFake {
   }
 
   private async token(req: Request) {
-    const form = new URLSearchParams(await req.text());
+    const form = new URLSearchParams(new TextDecoder().decode(await req.arrayBuffer()));
     if (form.get("grant_type") !== "refresh_token" || !this.refreshTokens.has(form.get("refresh_token") ?? "")) {
       return this.respond(400, {
         error: "invalid_request",
@@ -398,6 +407,7 @@ export class FakeX extends ScriptedFake {
     const access = `x-access-${crypto.randomUUID()}`;
     const refresh = `x-refresh-${crypto.randomUUID()}`;
     this.accessTokens.add(access);
+    this.clock.issue(access, FakeX.ACCESS_TOKEN_MS);
     this.refreshTokens.add(refresh);
     return this.respond(200, {
       token_type: "bearer",

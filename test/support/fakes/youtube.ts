@@ -1,6 +1,7 @@
 import { concatBytes } from "../../../src/media/byte-source";
 import { fakeOrigin } from "../fake-fetch";
 import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+import { TokenClock } from "./token-clock";
 
 /**
  * A fake of the YouTube Data API v3 (https://youtube.fake) and Google OAuth (https://google-oauth.fake), built
@@ -15,8 +16,10 @@ import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from
  * - Google JSON errors `{error:{code,message,errors:[{message,domain,reason}],status}}`: 401 authError,
  *   403 quotaExceeded (no rate-limit headers, as documented) via `googleErrorResponse`;
  * - `POST /token` refresh → `{access_token, expires_in:3599, scope, token_type}` (no refresh token re-sent) or
- *   400 `invalid_grant`.
+ *   400 `invalid_grant` (a refresh token revoked, or lapsed: take it out of `refreshTokens`). Access tokens live
+ *   one hour (Google "Using OAuth 2.0 to Access Google APIs"); an expired one gets the same 401 as an invalid one.
  */
+export const GOOGLE_ACCESS_TOKEN_SECONDS = 3599;
 
 export const YOUTUBE_ORIGIN = "https://youtube.fake";
 export const GOOGLE_OAUTH_ORIGIN = "https://google-oauth.fake";
@@ -106,11 +109,12 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
   const videos = new Map<string, { session: Session; processing: ProcessingState[] }>();
   const accessTokens = new Set(opts.accessTokens);
   const refreshTokens = new Set(opts.refreshTokens);
+  const clock = new TokenClock();
   let seq = 0;
 
   function authorized(request: Request): boolean {
     const auth = request.headers.get("authorization") ?? "";
-    return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7));
+    return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7)) && !clock.expired(auth.slice(7));
   }
 
   const unauthorized = () =>
@@ -165,9 +169,10 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     seq++;
     const access = `ya29.fake-${seq}`;
     accessTokens.add(access);
+    clock.issue(access, GOOGLE_ACCESS_TOKEN_SECONDS * 1000);
     return json({
       access_token: access,
-      expires_in: 3599,
+      expires_in: GOOGLE_ACCESS_TOKEN_SECONDS,
       scope: "https://www.googleapis.com/auth/youtube.upload https://www.googleapis.com/auth/youtube.readonly",
       token_type: "Bearer",
     });
@@ -293,6 +298,9 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     calls,
     script,
     sessions,
+    /** Token lifetimes (a test gives the seed tokens one with `clock.issue`). */
+    clock,
+    refreshTokens,
     /** Registers an already-published video (for metrics tests). */
     addVideo(id: string): void {
       const session: Session = {
