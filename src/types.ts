@@ -10,6 +10,11 @@ export interface AppVariables {
   workspace: WorkspaceContext;
   /** Set by `drainedUploadBody` on upload routes: the multipart body (null when not multipart/form-data). */
   uploadForm: MultipartReader | null;
+  /**
+   * Set by a route that counted more than its one request against the throttle (an MCP batch): what is left after
+   * those, for `X-RateLimit-Remaining`.
+   */
+  rateLimitRemaining?: number;
 }
 
 export interface AppEnv {

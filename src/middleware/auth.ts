@@ -32,7 +32,8 @@ export const requireApiKey: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
   c.res.headers.set("X-RateLimit-Limit", String(window.limit));
-  c.res.headers.set("X-RateLimit-Remaining", String(window.remaining));
+  // A route that counted more (an MCP batch) says what is left after it.
+  c.res.headers.set("X-RateLimit-Remaining", String(c.get("rateLimitRemaining") ?? window.remaining));
 };
 
 /** 403 unless the authenticated key's scope covers `need` (runs after `requireApiKey`). */

@@ -7,7 +7,8 @@ import type { App } from "../types";
  * The tool server at /mcp: same API keys, per-key and per-workspace throttle as REST. Documented in docs/mcp.md.
  * A JSON-RPC batch (allowed by MCP 2025-03-26, which clients may still negotiate) counts each of its messages as
  * one request: the HTTP request itself was counted by `requireApiKey`, the rest are counted here before anything
- * runs, and a batch the windows cannot hold whole answers 429 and runs nothing (docs/security.md).
+ * runs, and a batch the windows cannot hold whole answers 429 and runs nothing (docs/security.md). The answer's
+ * `X-RateLimit-Remaining` is what is left after every message was counted.
  * The MCP SDK (and its JSON-schema machinery) is imported on first use, keeping it out of Worker start-up.
  */
 export const registerMcp = (app: App) =>
@@ -36,6 +37,7 @@ export const registerMcp = (app: App) =>
           err.headers!["X-RateLimit-Remaining"] = "0";
           throw err;
         }
+        c.set("rateLimitRemaining", window.remaining);
       }
     }
     const { handleMcpRequest } = await import("../mcp/server");

@@ -320,6 +320,9 @@ describe("MCP batches count every message against the throttle", () => {
     );
     expect(small.status).toBe(200);
     expect(small.body).toHaveLength(10);
+    const counted = Math.floor(Date.now() / 60_000) === minute;
+    // The batch's own answer shows what is left after its 10 messages.
+    if (counted) expect(small.headers.get("X-RateLimit-Remaining")).toBe(String(60 - 10));
     // The batch of 10 counted 10 (not 1), plus this request: 11.
     const after = await ws.api("GET", "/api/labels");
     if (Math.floor(Date.now() / 60_000) !== minute) return; // crossed a window boundary: counts restarted
