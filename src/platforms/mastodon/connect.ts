@@ -1,4 +1,5 @@
 import { outboundRefusal } from "../../lib/outbound-guard";
+import { fetchMastodonLimits, limitsMeta } from "../../services/social-accounts/mastodon-instance";
 import { verifyMastodon } from "../../services/social-accounts/verify-account";
 import {
   buildUrl,
@@ -16,7 +17,8 @@ import { registerConnector } from "../registry";
 /**
  * Mastodon: every instance is its own OAuth server. Our app registers itself once per instance and callback URL
  * (`POST /api/v1/apps`, cached in D1 by the service), then the code flow runs with PKCE S256 (Mastodon 4.3+; older
- * instances ignore it). Tokens do not expire.
+ * instances ignore it). Tokens do not expire. Like a manual connect, the instance's own status limits
+ * (`GET /api/v2/instance`) are read and kept on the account's meta; unreadable → the catalog's defaults.
  */
 const SCOPES = ["read", "write:statuses", "write:media"];
 
@@ -100,6 +102,7 @@ export const mastodonConnector: PlatformConnector = {
     } catch {
       throw new ConnectError("network_error", "The Mastodon instance did not return the account.");
     }
+    const limits = await fetchMastodonLimits(ctx.outbound, instance, ctx.fetch);
     const host = new URL(instance).host;
     return {
       grantedScopes: splitScopes(token.scope),
@@ -112,7 +115,7 @@ export const mastodonConnector: PlatformConnector = {
           avatarUrl: account.avatar,
           credentials: { access_token: token.access_token },
           tokenExpiresAt: null,
-          meta: { instance },
+          meta: { instance, ...(limits ? limitsMeta(limits, ctx.now()) : {}) },
         },
       ],
     };

@@ -1,0 +1,81 @@
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { createTestWorkspace } from "../publishing/support";
+import { FakeMastodon, MASTODON } from "../support/fakes/mastodon";
+import type { TestWorkspace } from "../support/harness";
+import { connectThroughApi } from "../support/oauth/browser";
+import { fakeMastodonOAuth } from "../support/oauth/fake-oauth";
+import { installOAuthNetwork } from "../support/oauth/install";
+
+/**
+ * Issue 17: a Mastodon account connected through OAuth knows its instance's status limits (GET /api/v2/instance →
+ * configuration.statuses) from the start, exactly as one connected with a token does (test/publishing/
+ * mastodon-limits.test.ts); an instance that does not answer leaves the catalog's 500 / 23.
+ */
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const off of cleanups.splice(0).reverse()) off();
+});
+
+// One OAuth network for the file: our app's registration on the instance is cached in D1 across the tests.
+const net = fakeMastodonOAuth({ instance: MASTODON });
+net.oauth.nextAccessToken = () => "masto-connected-token";
+
+async function connectWithOAuth(ws: TestWorkspace, masto: FakeMastodon): Promise<string> {
+  cleanups.push(masto.install());
+  masto.tokens.add("masto-connected-token");
+  cleanups.push(installOAuthNetwork(net));
+  const { callback } = await connectThroughApi(ws, { platform: "mastodon", instance: "mastodon.fake" });
+  expect(callback.status).toBe(200);
+  const listed = await ws.api("GET", "/api/social-accounts");
+  expect(listed.body.map((a: { platform: string }) => a.platform)).toEqual(["mastodon"]);
+  return listed.body[0].id;
+}
+
+const accountMeta = async (id: string) =>
+  JSON.parse(
+    (await env.DB.prepare("SELECT meta FROM social_accounts WHERE id = ?").bind(id).first<{ meta: string }>())!.meta,
+  );
+
+async function schedule(ws: TestWorkspace, accountId: string, content: string) {
+  const created = await ws.api("POST", "/api/posts", {
+    content,
+    platforms: [{ social_account_id: accountId, content_type: "mastodon_post" }],
+  });
+  expect(created.status).toBe(201);
+  return ws.api("PUT", `/api/posts/${created.body.id}`, {
+    status: "scheduled",
+    scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
+  });
+}
+
+describe("Mastodon OAuth connect: the instance's limits", () => {
+  it("are read at connect and used when scheduling", async () => {
+    const masto = new FakeMastodon();
+    masto.maxCharacters = 1000;
+    masto.charactersReservedPerUrl = 30;
+    const ws = await createTestWorkspace();
+    const id = await connectWithOAuth(ws, masto);
+    expect(await accountMeta(id)).toEqual({
+      instance: MASTODON,
+      max_characters: 1000,
+      characters_reserved_per_url: 30,
+      instance_checked_at: expect.any(Number),
+    });
+    expect(masto.count("GET /api/v2/instance")).toBe(1);
+    // 900 characters: over the catalog's 500, within this instance's 1000.
+    expect((await schedule(ws, id, "a".repeat(900))).status).toBe(200);
+    const over = await schedule(ws, id, "a".repeat(1001));
+    expect(over.status).toBe(422);
+  });
+
+  it("an instance that does not say leaves the defaults, and the connect still succeeds", async () => {
+    const masto = new FakeMastodon();
+    masto.inject("GET /api/v2/instance", () => new Response("upstream error", { status: 502 }));
+    const ws = await createTestWorkspace();
+    const id = await connectWithOAuth(ws, masto);
+    expect(await accountMeta(id)).toEqual({ instance: MASTODON });
+    expect((await schedule(ws, id, "a".repeat(501))).status).toBe(422);
+  });
+});
