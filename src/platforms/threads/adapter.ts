@@ -9,6 +9,7 @@ import {
   carouselParent,
   planThreads,
   THREADS_METRIC_NAMES,
+  type ThreadsPlan,
   threadsMetrics,
   threadsProfileUrl,
   threadsUrl,
@@ -22,12 +23,20 @@ function api(ctx: AdapterContext, account: AdapterAccount): ThreadsApi {
   return new ThreadsApi(ctx, token, account.platformUserId ?? "me");
 }
 
+function withReplyTo(plan: ThreadsPlan, parentId: string | undefined): ThreadsPlan {
+  if (!parentId || plan.kind !== "single") return plan;
+  return { ...plan, container: { ...plan.container, reply_to_id: parentId } };
+}
+
 export const threadsAdapter: PlatformAdapter = {
   platform: "threads",
 
   async publish(ctx, req) {
     const th = api(ctx, req.account);
-    const plan = planThreads(req.content, req.media);
+    // A thread item or first comment is a reply: `reply_to_id` on the container that is published (not on
+    // carousel children). Only replies in the account's own threads are made, which Threads allows any app.
+    const parentId = req.replyTo?.parent.platformPostId;
+    const plan = withReplyTo(planThreads(req.content, req.media), parentId);
     const { mediaId, creationId } = await publishContainerOnce(ctx, req, {
       create: async () => {
         if (plan.kind === "single") {
@@ -38,7 +47,7 @@ export const threadsAdapter: PlatformAdapter = {
         const children: string[] = [];
         for (const child of plan.children) children.push(await th.createContainer(child));
         for (const id of children) await th.waitUntilFinished(id);
-        const parent = await th.createContainer(carouselParent(children, plan.text));
+        const parent = await th.createContainer({ ...carouselParent(children, plan.text), reply_to_id: parentId });
         await th.waitUntilFinished(parent);
         return parent;
       },
@@ -46,6 +55,12 @@ export const threadsAdapter: PlatformAdapter = {
       publish: (id) => th.publish(id),
       findPublished: async (since) => {
         const wanted = req.content.trim();
+        if (parentId) {
+          const replies = await th.recentReplies(since);
+          return (
+            replies.data?.find((t) => (t.text ?? "").trim() === wanted && t.replied_to?.id === parentId)?.id ?? null
+          );
+        }
         const list = await th.recentThreads(since);
         return list.data?.find((t) => (t.text ?? "").trim() === wanted)?.id ?? null;
       },

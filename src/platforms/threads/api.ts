@@ -3,7 +3,13 @@ import { GraphClient, type GraphParams } from "../meta/graph";
 import type { InsightsResponse } from "../meta/types";
 import type { AdapterContext } from "../types";
 import { containerState } from "./transform";
-import type { ThreadsContainerStatus, ThreadsIdResponse, ThreadsList, ThreadsPermalink } from "./types";
+import type {
+  ThreadsContainerStatus,
+  ThreadsIdResponse,
+  ThreadsList,
+  ThreadsPermalink,
+  ThreadsReplyList,
+} from "./types";
 
 /** Threads Graph calls on THREADS_GRAPH_URL. The version lives here only. */
 export const THREADS_GRAPH_VERSION = "v1.0";
@@ -50,6 +56,18 @@ export class ThreadsApi {
   recentThreads(sinceMs: number): Promise<ThreadsList> {
     return this.graph.get<ThreadsList>(`/${this.userId}/threads`, {
       fields: "id,text,timestamp,permalink,shortcode",
+      since: String(Math.floor(sinceMs / 1000)),
+      limit: "5",
+    });
+  }
+
+  /**
+   * `GET /{threads-user-id}/replies` since a time, one small page, newest first: the user's own replies (a reply is
+   * not among `/threads`). Needs `threads_read_replies`.
+   */
+  recentReplies(sinceMs: number): Promise<ThreadsReplyList> {
+    return this.graph.get<ThreadsReplyList>(`/${this.userId}/replies`, {
+      fields: "id,text,timestamp,replied_to",
       since: String(Math.floor(sinceMs / 1000)),
       limit: "5",
     });

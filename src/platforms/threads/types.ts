@@ -26,3 +26,8 @@ export interface ThreadsPermalink {
 export interface ThreadsList {
   data?: Array<{ id: string; text?: string; timestamp?: string; permalink?: string; shortcode?: string }>;
 }
+
+/** `GET /{threads-user-id}/replies?fields=id,text,timestamp,replied_to&since=…&limit=…`: the user's own replies. */
+export interface ThreadsReplyList {
+  data?: Array<{ id: string; text?: string; timestamp?: string; replied_to?: { id: string } }>;
+}

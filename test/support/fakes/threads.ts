@@ -56,7 +56,10 @@ export class ThreadsFake {
   processingError: string | undefined;
   username = "tester";
   private readonly containers = new Map<string, ThreadsContainer>();
-  private readonly media = new Map<string, { shortcode: string; owner: string; text: string; at: number }>();
+  private readonly media = new Map<
+    string,
+    { shortcode: string; owner: string; text: string; at: number; repliedTo: string | null; root: string }
+  >();
   private readonly insights = new Map<string, Record<string, number>>();
   private readonly overrides: Override[] = [];
   private seq = 0;
@@ -104,14 +107,31 @@ export class ThreadsFake {
     if (!m) return graphErrorResponse(400, { message: "Unknown path components", code: 2500 });
     const [, id, edge] = m as unknown as [string, string, string | undefined];
     if (call.method === "GET" && edge === "threads") return this.listThreads(id, p);
+    if (call.method === "GET" && edge === "replies") return this.listReplies(id, p);
     if (call.method === "GET") return edge === "insights" ? this.readInsights(id, p) : this.read(id, p);
     if (call.method === "POST" && edge === "threads") return this.create(id, p);
     if (call.method === "POST" && edge === "threads_publish") return this.publish(id, p);
     return notFound(id);
   }
 
+  /** Published posts in order with the post each answers and its thread's root (tests assert reply chains). */
+  replyChain(): { id: string; text: string; repliedTo: string | null; root: string }[] {
+    return [...this.media.entries()].map(([id, m]) => ({ id, text: m.text, repliedTo: m.repliedTo, root: m.root }));
+  }
+
   private create(owner: string, p: Record<string, unknown>): Response {
     const type = String(p.media_type ?? "");
+    // A reply names a published post; one that does not exist (or was deleted) fails at container creation.
+    if (p.reply_to_id !== undefined && !this.media.has(String(p.reply_to_id))) {
+      return graphErrorResponse(400, {
+        message: "Invalid parameter",
+        type: "THApiException",
+        code: 100,
+        error_subcode: 4279024,
+        error_user_title: "Reply target not found",
+        error_user_msg: "The post you are replying to does not exist or was deleted.",
+      });
+    }
     const text = p.text === undefined ? "" : String(p.text);
     // "Text posts are limited to 500 characters. Emojis are counted as the number of UTF-8 bytes."
     if (threadsTextLength(text) > 500) {
@@ -203,7 +223,16 @@ export class ThreadsFake {
     }
     c.status = "PUBLISHED";
     const id = this.id();
-    this.media.set(id, { shortcode: `DA${id.slice(-6)}q`, owner, text: c.params.text ?? "", at: Date.now() });
+    const repliedTo = c.params.reply_to_id ?? null;
+    const root = repliedTo ? (this.media.get(repliedTo)?.root ?? repliedTo) : id;
+    this.media.set(id, {
+      shortcode: `DA${id.slice(-6)}q`,
+      owner,
+      text: c.params.text ?? "",
+      at: Date.now(),
+      repliedTo,
+      root,
+    });
     this.published.push({ origin: this.origin, kind: "thread", id, owner, params: c.params });
     return graphJson({ id });
   }
@@ -231,12 +260,37 @@ export class ThreadsFake {
     return notFound(id);
   }
 
-  /** `GET /{user-id}/threads`: the user's threads newest first; `since` (unix seconds) and `limit` (≤ 100). */
+  /**
+   * `GET /{user-id}/replies`: the user's own replies newest first, each with `replied_to` and `root_post`; `since`
+   * and `limit` as for threads. (`GET /{media-id}/replies` would list the replies under a post; not modelled.)
+   */
+  private listReplies(owner: string, p: Record<string, unknown>): Response {
+    const since = p.since === undefined ? 0 : Number(p.since) * 1000;
+    const limit = Math.min(100, Number(p.limit ?? 25));
+    const data = [...this.media.entries()]
+      .filter(([, m]) => m.repliedTo && (owner === "me" || m.owner === owner) && m.at >= since)
+      .reverse()
+      .slice(0, limit)
+      .map(([id, m]) => ({
+        id,
+        text: m.text,
+        timestamp: new Date(m.at).toISOString().replace(/\.\d{3}Z$/, "+0000"),
+        is_reply: true,
+        replied_to: { id: m.repliedTo },
+        root_post: { id: m.root },
+      }));
+    return graphJson({ data, paging: { cursors: { before: "b", after: "a" } } });
+  }
+
+  /**
+   * `GET /{user-id}/threads`: the user's threads (not their replies) newest first; `since` (unix seconds) and
+   * `limit` (≤ 100).
+   */
   private listThreads(owner: string, p: Record<string, unknown>): Response {
     const since = p.since === undefined ? 0 : Number(p.since) * 1000;
     const limit = Math.min(100, Number(p.limit ?? 25));
     const data = [...this.media.entries()]
-      .filter(([, m]) => (owner === "me" || m.owner === owner) && m.at >= since)
+      .filter(([, m]) => !m.repliedTo && (owner === "me" || m.owner === owner) && m.at >= since)
       .reverse()
       .slice(0, limit)
       .map(([id, m]) => ({
