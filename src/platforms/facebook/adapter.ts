@@ -14,6 +14,7 @@ import {
 import { FACEBOOK_LABEL, FacebookApi } from "./api";
 import {
   attachedMediaBody,
+  commentUrl,
   FACEBOOK_METRIC_NAMES,
   facebookMetrics,
   facebookVideoMetrics,
@@ -150,6 +151,29 @@ export const facebookAdapter: PlatformAdapter = {
         return { platformPostId: res.post_id ?? start.video_id, platformUrl: null };
       }
     }
+  },
+
+  /**
+   * A first comment under the Page's post, as the Page. No post twice: "sent at T" before the call; a retry reads
+   * the post's comments since T (newest first, 25) for one by the Page with the same text.
+   */
+  async comment(ctx, req): Promise<PublishResult> {
+    const fb = pageApi(ctx, req.account);
+    const on = req.on.platformPostId;
+    const result = (id: string): PublishResult => ({
+      platformPostId: id,
+      platformUrl: commentUrl(req.on.platformUrl, id),
+    });
+    return createOnce(
+      ctx.now(),
+      req,
+      async (since) => {
+        const list = await fb.recentComments(on, since);
+        const hit = list.data?.find((c) => sameText(c.message, req.content) && (c.from?.id ?? fb.pageId) === fb.pageId);
+        return hit ? result(hit.id) : null;
+      },
+      async () => result((await fb.comment(on, req.content)).id),
+    );
   },
 
   refresh(ctx, account) {

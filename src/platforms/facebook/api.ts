@@ -4,6 +4,8 @@ import type { InsightsResponse } from "../meta/types";
 import type { AdapterContext } from "../types";
 import { reelState } from "./transform";
 import type {
+  FbCommentList,
+  FbCommentResponse,
   FbFeedResponse,
   FbPhotoResponse,
   FbRecentList,
@@ -84,6 +86,22 @@ export class FacebookApi {
       fields: edge === "videos" ? "id,description,created_time" : "id,message,created_time,permalink_url",
       since: String(Math.floor(sinceMs / 1000)),
       limit: "5",
+    });
+  }
+
+  /** `POST /{object-id}/comments` as the Page (Page token; `pages_manage_engagement`). */
+  comment(objectId: string, message: string): Promise<FbCommentResponse> {
+    return this.graph.postJson<FbCommentResponse>(`/${objectId}/comments`, { message });
+  }
+
+  /** The object's comments since a time, newest first, one page of 25 (`filter=stream`: every comment, unranked). */
+  recentComments(objectId: string, sinceMs: number): Promise<FbCommentList> {
+    return this.graph.get<FbCommentList>(`/${objectId}/comments`, {
+      fields: "id,message,created_time,from",
+      filter: "stream",
+      order: "reverse_chronological",
+      since: String(Math.floor(sinceMs / 1000)),
+      limit: "25",
     });
   }
 

@@ -125,3 +125,13 @@ export function facebookVideoMetrics(resp: InsightsResponse | null): Metric[] {
 export function isVideoNode(contentType: string, platformUrl: string | null): boolean {
   return contentType === "facebook_reel" || /\/videos\/\d+$/.test(platformUrl ?? "");
 }
+
+/**
+ * A comment's address: the post's own URL with `comment_id` (the part of the comment id after the post's), or null
+ * when the post has no URL (stories).
+ */
+export function commentUrl(postUrl: string | null, commentId: string): string | null {
+  if (!postUrl) return null;
+  const id = commentId.slice(commentId.lastIndexOf("_") + 1);
+  return `${postUrl}${postUrl.includes("?") ? "&" : "?"}comment_id=${encodeURIComponent(id)}`;
+}

@@ -48,3 +48,13 @@ export interface FbVideoStatus {
 export interface FbRecentList {
   data?: Array<{ id: string; message?: string; description?: string; created_time?: string; permalink_url?: string }>;
 }
+
+/** `POST /{object-id}/comments` → the comment id (`{post-id-part}_{comment-id}`). */
+export interface FbCommentResponse {
+  id: string;
+}
+
+/** `GET /{object-id}/comments?fields=id,message,created_time,from`. */
+export interface FbCommentList {
+  data?: Array<{ id: string; message?: string; created_time?: string; from?: { id?: string; name?: string } }>;
+}

@@ -1,9 +1,16 @@
 import { log } from "../../lib/logger";
+import { createOnce, sameText } from "../checkpoint";
 import { publishContainerOnce } from "../meta/containers";
 import { requireToken } from "../meta/graph";
 import { refreshLongLivedToken, verifyGraphToken } from "../meta/refresh";
 import { registerAdapter } from "../registry";
-import { type AdapterContext, type PlatformAdapter, PlatformError, type PublishRequest } from "../types";
+import {
+  type AdapterContext,
+  type PlatformAdapter,
+  PlatformError,
+  type PublishRequest,
+  type PublishResult,
+} from "../types";
 import { INSTAGRAM_LABEL, InstagramApi, type InstagramFlavour, instagramClient } from "./api";
 import { carouselParent, instagramMetricNames, instagramMetrics, instagramUrl, planInstagram } from "./transform";
 
@@ -23,6 +30,9 @@ function api(ctx: AdapterContext, flavour: InstagramFlavour, account: PublishReq
   const token = requireToken(INSTAGRAM_LABEL, account.credentials.access_token);
   return new InstagramApi(ctx, instagramClient(ctx, flavour, token), igUserId(flavour, account));
 }
+
+/** Graph timestamps end in `+0000` (no colon), which not every Date parser takes: made ISO first. */
+const graphTime = (t: string) => Date.parse(t.replace(/([+-]\d\d)(\d\d)$/, "$1:$2"));
 
 const profileUrl = (username: string) => `https://www.instagram.com/${encodeURIComponent(username)}/`;
 
@@ -69,6 +79,31 @@ export function createInstagramAdapter(flavour: InstagramFlavour): PlatformAdapt
         });
       }
       return { platformPostId: mediaId, platformUrl };
+    },
+
+    /**
+     * A first comment under the published media, as the account. Instagram comments have no address of their own:
+     * the result's URL is the post's. No post twice: "sent at T" before the call; a retry reads the media's
+     * comments (one page of 50) for one by the account, made since T, with the same text.
+     */
+    async comment(ctx, req): Promise<PublishResult> {
+      const ig = api(ctx, flavour, req.account);
+      const mediaId = req.on.platformPostId;
+      const result = (id: string): PublishResult => ({ platformPostId: id, platformUrl: req.on.platformUrl });
+      const ours = (c: { username?: string; from?: { id?: string; username?: string } }) =>
+        c.from?.id === ig.userId || (c.from?.username ?? c.username) === req.account.username;
+      return createOnce(
+        ctx.now(),
+        req,
+        async (since) => {
+          const list = await ig.comments(mediaId);
+          const hit = list.data?.find(
+            (c) => sameText(c.text, req.content) && ours(c) && (!c.timestamp || graphTime(c.timestamp) >= since),
+          );
+          return hit ? result(hit.id) : null;
+        },
+        async () => result(await ig.comment(mediaId, req.content)),
+      );
     },
 
     async refresh(ctx, account) {

@@ -4,7 +4,7 @@ import { GraphClient, type GraphParams } from "../meta/graph";
 import type { InsightsResponse } from "../meta/types";
 import type { AdapterContext } from "../types";
 import { containerState } from "./transform";
-import type { IgContainerStatus, IgIdResponse, IgMediaList, IgPermalink } from "./types";
+import type { IgCommentList, IgContainerStatus, IgIdResponse, IgMediaList, IgPermalink } from "./types";
 
 /**
  * Instagram's two hosts. Versions live here, one place per flavour:
@@ -74,6 +74,23 @@ export class InstagramApi {
       creation_id: containerId,
     });
     return res.id;
+  }
+
+  /** `POST /{ig-media-id}/comments?message=…` → the comment id (`instagram_(business_)manage_comments`). */
+  async comment(mediaId: string, message: string): Promise<string> {
+    return (await this.graph.postForm<IgIdResponse>(`/${mediaId}/comments`, { message })).id;
+  }
+
+  /** The media's comments, one page of 50 (the edge has no time filter; a new post has few). */
+  comments(mediaId: string): Promise<IgCommentList> {
+    return this.graph.get<IgCommentList>(`/${mediaId}/comments`, {
+      fields: "id,text,timestamp,username,from",
+      limit: "50",
+    });
+  }
+
+  get userId(): string {
+    return this.igUserId;
   }
 
   permalink(mediaId: string): Promise<IgPermalink> {

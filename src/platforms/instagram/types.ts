@@ -26,3 +26,14 @@ export interface IgPermalink {
 export interface IgMediaList {
   data?: Array<{ id: string; caption?: string; timestamp?: string; permalink?: string; shortcode?: string }>;
 }
+
+/** `GET /{ig-media-id}/comments?fields=id,text,timestamp,username,from`. */
+export interface IgCommentList {
+  data?: Array<{
+    id: string;
+    text?: string;
+    timestamp?: string;
+    username?: string;
+    from?: { id?: string; username?: string };
+  }>;
+}

@@ -302,8 +302,24 @@ class StampedList extends Array<PublishedItem> {
   }
 }
 
+/** A comment made through the API (issue 20 first comments): under which object, by whom, when. */
+export interface StoredComment {
+  id: string;
+  /** The post / media it is under. */
+  on: string;
+  message: string;
+  /** The commenting Page or IG user. */
+  fromId: string;
+  username: string;
+  at: number;
+}
+
 export class MetaGraphFake {
   readonly calls: RecordedCall[] = [];
+  /** Comments made on this host, in order. */
+  readonly comments: StoredComment[] = [];
+  /** The IG username comments are made as (Instagram answers it in `username` / `from.username`). */
+  igUsername = "tester";
   /** What went live on the network (feed posts, photos, videos, reels, stories, IG media). */
   readonly published: PublishedItem[] = new StampedList();
   readonly validTokens = new Set<string>(["access-token"]);
@@ -398,6 +414,7 @@ export class MetaGraphFake {
       if (edge === "video_insights") return this.readVideoInsights(id);
       if (edge === "media") return this.listIgMedia(id, p);
       if (edge === "published_posts" || edge === "videos") return this.listPage(id, edge, p);
+      if (edge === "comments") return this.listComments(id, p);
       return this.readObject(id, p);
     }
     if (call.method !== "POST") return graphErrorResponse(400, { message: "Unsupported method", code: 100 });
@@ -418,6 +435,8 @@ export class MetaGraphFake {
         return this.uploadFlow(id, p, "story");
       case "photo_stories":
         return this.photoStory(id, p);
+      case "comments":
+        return this.comment(id, p);
       default:
         return unsupported(id);
     }
@@ -705,6 +724,72 @@ export class MetaGraphFake {
     const postId = this.id(122_500);
     this.published.push({ origin: this.origin, kind: "photo_story", id: postId, owner: page, params: p });
     return graphJson({ success: true, post_id: postId });
+  }
+
+  // --- comments (issue 20) ----------------------------------------------------------------------------------
+
+  /** What a comment can go under: a live Page post / photo / video / reel, or published IG media (not a story). */
+  private commentTarget(id: string): { owner: string; kind: string } | null {
+    const o = this.objects.get(id);
+    if (o?.kind === "ig_media") return { owner: o.owner ?? this.meId, kind: o.productType };
+    const item = this.published.find((i) => i.id === id);
+    return item ? { owner: item.owner, kind: item.kind } : null;
+  }
+
+  /**
+   * `POST /{object-id}/comments` with `message`: a Page comments as itself (`{post-id}_{n}` ids), an IG user as
+   * itself. An unknown object is Graph's "does not exist" error; IG stories take no comments; an empty message
+   * is refused.
+   */
+  private comment(id: string, p: Record<string, unknown>): Response {
+    const target = this.commentTarget(id);
+    if (!target) return unsupported(id);
+    if (target.kind === "STORY" || target.kind === "story") {
+      return graphErrorResponse(400, { message: "(#100) Comments are not supported on this media.", code: 100 });
+    }
+    const message = str(p.message) ?? "";
+    if (!message.trim()) {
+      return graphErrorResponse(400, { message: "(#100) The parameter message is required.", code: 100 });
+    }
+    const isIg = this.objects.get(id)?.kind === "ig_media";
+    const commentId = isIg ? this.id(17_858) : `${id.split("_").pop()}_${this.id(900)}`;
+    this.comments.push({
+      id: commentId,
+      on: id,
+      message,
+      fromId: target.owner,
+      username: isIg ? this.igUsername : "",
+      at: Date.now(),
+    });
+    return graphJson({ id: commentId });
+  }
+
+  /**
+   * `GET /{object-id}/comments`: Facebook honours `order` (chronological by default), `since` and `limit`;
+   * Instagram answers its comments with `text`, `username`, `from`, `timestamp`, newest first.
+   */
+  private listComments(id: string, p: Record<string, unknown>): Response {
+    if (!this.commentTarget(id)) return unsupported(id);
+    const isIg = this.objects.get(id)?.kind === "ig_media";
+    const since = p.since === undefined ? 0 : Number(p.since) * 1000;
+    const limit = Math.min(100, Number(p.limit ?? 25));
+    const time = (at: number) => new Date(at).toISOString().replace(/\.\d{3}Z$/, "+0000");
+    let list = this.comments.filter((c) => c.on === id && c.at >= since);
+    if (isIg || p.order === "reverse_chronological") list = list.reverse();
+    const data = list
+      .slice(0, limit)
+      .map((c) =>
+        isIg
+          ? {
+              id: c.id,
+              text: c.message,
+              timestamp: time(c.at),
+              username: c.username,
+              from: { id: c.fromId, username: c.username },
+            }
+          : { id: c.id, message: c.message, created_time: time(c.at), from: { id: c.fromId, name: "Test Page" } },
+      );
+    return graphJson({ data, paging: { cursors: { before: "b", after: "a" } } });
   }
 
   // --- reads -------------------------------------------------------------------------------------------------
