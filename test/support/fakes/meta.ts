@@ -776,19 +776,17 @@ export class MetaGraphFake {
     const time = (at: number) => new Date(at).toISOString().replace(/\.\d{3}Z$/, "+0000");
     let list = this.comments.filter((c) => c.on === id && c.at >= since);
     if (isIg || p.order === "reverse_chronological") list = list.reverse();
-    const data = list
-      .slice(0, limit)
-      .map((c) =>
-        isIg
-          ? {
-              id: c.id,
-              text: c.message,
-              timestamp: time(c.at),
-              username: c.username,
-              from: { id: c.fromId, username: c.username },
-            }
-          : { id: c.id, message: c.message, created_time: time(c.at), from: { id: c.fromId, name: "Test Page" } },
-      );
+    const data = list.slice(0, limit).map((c) =>
+      isIg
+        ? {
+            id: c.id,
+            text: c.message,
+            timestamp: time(c.at),
+            username: c.username,
+            from: { id: c.fromId, username: c.username },
+          }
+        : { id: c.id, message: c.message, created_time: time(c.at), from: { id: c.fromId, name: "Test Page" } },
+    );
     return graphJson({ data, paging: { cursors: { before: "b", after: "a" } } });
   }
 
