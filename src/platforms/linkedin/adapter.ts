@@ -1,5 +1,5 @@
 import type { Platform } from "../../catalog/platforms";
-import { savedState, saveState } from "../checkpoint";
+import { couldNotConfirm, createOnce, sameText, savedState, saveState } from "../checkpoint";
 import { refreshedFromTokenResponse } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
@@ -11,7 +11,16 @@ import {
 } from "../types";
 import { LINKEDIN_LABEL, LinkedInApi, refreshLinkedInToken } from "./api";
 import { byteRanges } from "./parts";
-import { authorUrn, imageContent, pageMetrics, planMedia, postBody, postUrl, videoContent } from "./transform";
+import {
+  authorUrn,
+  commentUrl,
+  imageContent,
+  pageMetrics,
+  planMedia,
+  postBody,
+  postUrl,
+  videoContent,
+} from "./transform";
 
 /**
  * LinkedIn member (`linkedin`) and LinkedIn Page (`linkedin-page`): same versioned REST API, different author URN.
@@ -92,6 +101,32 @@ function createLinkedInAdapter(platform: Extract<Platform, "linkedin" | "linkedi
         );
       }
       return { platformPostId: created.urn, platformUrl: postUrl(created.urn) };
+    },
+
+    /**
+     * A first comment under the post, by the member or the Page (Comments API). No post twice: "sent at T" before
+     * the call; a retry reads the post's comments for one by the same actor since T with the same text. LinkedIn
+     * lets only approved apps read members' comments (403): then the comment ends as could-not-confirm.
+     */
+    async comment(ctx, req) {
+      const li = api(ctx, req.account);
+      const actor = authorUrn(req.account);
+      const postUrn = req.on.platformPostId;
+      const result = (urn: string) => ({ platformPostId: urn, platformUrl: commentUrl(postUrn, urn) });
+      return createOnce(
+        ctx.now(),
+        req,
+        async (since) => {
+          const list = await li.comments(postUrn);
+          if (!list) throw couldNotConfirm(LINKEDIN_LABEL, "comment");
+          const hit = list.elements?.find(
+            (c) => c.actor === actor && sameText(c.message?.text, req.content) && (c.created?.time ?? since) >= since,
+          );
+          if (!hit) return null;
+          return result(hit.$URN ?? `urn:li:comment:(${postUrn},${hit.id})`);
+        },
+        async () => result(await li.createComment(postUrn, actor, req.content)),
+      );
     },
 
     async refresh(ctx, account) {

@@ -2,6 +2,8 @@ import { platformFetch, readJson, retryAfterSeconds } from "../http";
 import { type AdapterContext, PlatformError } from "../types";
 import { duplicateOf, errorMessage, secondsUntilUtcMidnight, shareStatisticsQuery, videoState } from "./transform";
 import type {
+  LiComment,
+  LiCommentList,
   LiErrorBody,
   LiImageUploadInit,
   LiShareStatistics,
@@ -150,6 +152,42 @@ export class LinkedInApi {
     const urn = res.headers.get("x-restli-id") ?? res.headers.get("x-linkedin-id");
     if (!urn) throw new PlatformError("permanent", "LinkedIn accepted the post but returned no post id.");
     return { urn, duplicate: false };
+  }
+
+  /**
+   * `POST /rest/socialActions/{post urn}/comments` `{actor, object, message: {text}}` → 201 with the comment; its
+   * URN is `$URN` (else built from `x-restli-id`). Members need `w_member_social`, Pages `w_organization_social`.
+   */
+  async createComment(postUrn: string, actor: string, text: string): Promise<string> {
+    const res = await this.call("POST", `/rest/socialActions/${encodeURIComponent(postUrn)}/comments`, {
+      actor,
+      object: postUrn,
+      message: { text },
+    });
+    const body = await readJson<LiComment>(res);
+    const id = body?.id ?? res.headers.get("x-restli-id");
+    const urn = body?.$URN ?? (id ? `urn:li:comment:(${postUrn},${id})` : null);
+    if (!urn) throw new PlatformError("permanent", "LinkedIn accepted the comment but returned no comment id.");
+    return urn;
+  }
+
+  /**
+   * The post's comments (`GET /rest/socialActions/{post urn}/comments`), or null when LinkedIn will not let this
+   * app read them (403: reading members' comments needs the restricted `r_member_social`).
+   */
+  async comments(postUrn: string): Promise<LiCommentList | null> {
+    const res = await platformFetch(
+      this.ctx.fetch,
+      LINKEDIN_LABEL,
+      `${this.ctx.config.LINKEDIN_API_URL}/rest/socialActions/${encodeURIComponent(postUrn)}/comments?count=50`,
+      { method: "GET", headers: this.headers() },
+    );
+    if (res.status === 403) {
+      await res.body?.cancel();
+      return null;
+    }
+    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    return (await readJson<LiCommentList>(res)) ?? {};
   }
 
   shareStatistics(orgUrn: string, postUrn: string): Promise<LiShareStatistics> {

@@ -86,6 +86,10 @@ export function postBody(author: string, content: string, media?: Record<string,
 
 export const postUrl = (urn: string): string => `https://www.linkedin.com/feed/update/${urn}`;
 
+/** A comment's address: its post's page with `commentUrn`. */
+export const commentUrl = (postUrn: string, commentUrn: string): string =>
+  `${postUrl(postUrn)}?commentUrn=${encodeURIComponent(commentUrn)}`;
+
 export function videoState(v: LiVideo): "ready" | "pending" | { failed: string } {
   if (v.status === "AVAILABLE") return "ready";
   if (v.status === "PROCESSING_FAILED") {

@@ -70,3 +70,17 @@ export interface LiTokenResponse {
   error_description?: string;
   message?: string;
 }
+
+/** A comment as the Comments API answers it (`POST` / `GET /rest/socialActions/{urn}/comments`). */
+export interface LiComment {
+  id?: string;
+  $URN?: string;
+  actor?: string;
+  object?: string;
+  message?: { text?: string };
+  created?: { actor?: string; time?: number };
+}
+
+export interface LiCommentList {
+  elements?: LiComment[];
+}

@@ -81,6 +81,13 @@ export class LinkedInFake {
   /** When set, videos end PROCESSING_FAILED with this reason. */
   videoFailure: string | undefined;
   shareStatistics = new Map<string, Record<string, number>>();
+  /** Comments made through the Comments API (issue 20), in order. */
+  readonly comments: Array<{ id: string; urn: string; on: string; actor: string; text: string; at: number }> = [];
+  /**
+   * Whether this app may read comments (members' comments need the restricted `r_member_social`; without it
+   * `GET …/comments` answers 403 ACCESS_DENIED).
+   */
+  canReadComments = true;
   private readonly assets = new Map<string, Asset>();
   private readonly overrides: Override[] = [];
   private seq = 0;
@@ -155,6 +162,9 @@ export class LinkedInFake {
       return this.readVideo(decodeURIComponent(call.path.slice("/rest/videos/".length)));
     }
     if (call.method === "POST" && call.path === "/rest/posts") return this.createPost(body);
+    const comments = call.path.match(/^\/rest\/socialActions\/([^/]+)\/comments$/);
+    if (comments && call.method === "POST") return this.createComment(decodeURIComponent(comments[1]!), body);
+    if (comments && call.method === "GET") return this.listComments(decodeURIComponent(comments[1]!));
     if (call.method === "GET" && call.path === "/rest/organizationalEntityShareStatistics") return this.stats(request);
     return linkedInError(404, "NOT_FOUND", `No virtual resource found`);
   }
@@ -340,6 +350,67 @@ export class LinkedInFake {
     const urn = `urn:li:${kind}:${this.next()}`;
     this.posts.push({ urn, body });
     return new Response(null, { status: 201, headers: { "x-restli-id": urn, "x-linkedin-id": urn } });
+  }
+
+  /**
+   * Comments API create: `{actor, object, message: {text}}` on a post that exists; `object` must be the post in the
+   * path; text ≤ 1,250 characters. → 201 with the comment (`id`, `$URN`) and its id in `x-restli-id`.
+   */
+  private createComment(postUrn: string, body: Record<string, unknown>): Response {
+    const actor = String(body.actor ?? "");
+    if (!/^urn:li:(person|organization):\w+$/.test(actor)) {
+      return linkedInError(422, "UNPROCESSABLE_ENTITY", `/actor :: "${actor}" is not a valid actor URN`, 100);
+    }
+    if (body.object !== postUrn) {
+      return linkedInError(400, "ILLEGAL_ARGUMENT", "/object :: must be the entity in the resource path");
+    }
+    if (!this.posts.some((p) => p.urn === postUrn)) {
+      return linkedInError(404, "NOT_FOUND", `Entity ${postUrn} not found`);
+    }
+    const text = String((body.message as { text?: unknown } | undefined)?.text ?? "");
+    if (!text.trim()) return linkedInError(422, "UNPROCESSABLE_ENTITY", "/message/text :: field is required", 100);
+    if ([...text].length > 1250) {
+      return linkedInError(
+        422,
+        "UNPROCESSABLE_ENTITY",
+        "/message/text :: length of the text must not exceed 1250 characters",
+        100,
+      );
+    }
+    const id = this.next();
+    const urn = `urn:li:comment:(${postUrn},${id})`;
+    const at = Date.now();
+    this.comments.push({ id, urn, on: postUrn, actor, text, at });
+    return json(this.commentJson(this.comments.at(-1)!), 201, { "x-restli-id": id });
+  }
+
+  private commentJson(c: LinkedInFake["comments"][number]) {
+    return {
+      id: c.id,
+      $URN: c.urn,
+      actor: c.actor,
+      object: c.on,
+      message: { text: c.text, attributes: [] },
+      created: { actor: c.actor, time: c.at },
+      lastModified: { actor: c.actor, time: c.at },
+    };
+  }
+
+  /** Comments API list: newest first; 403 when the app may not read comments. */
+  private listComments(postUrn: string): Response {
+    if (!this.canReadComments) {
+      return linkedInError(
+        403,
+        "ACCESS_DENIED",
+        "Not enough permissions to access: socialActions.comments.GET.NO_VERSION",
+        100,
+      );
+    }
+    const elements = this.comments
+      .filter((c) => c.on === postUrn)
+      .reverse()
+      .map((c) => this.commentJson(c));
+    return json({ paging: { start: 0, count: 50, total: elements.length, links: [] }, elements });
   }
 
   private stats(request: Request): Response {
