@@ -1,11 +1,12 @@
 import { log } from "../../lib/logger";
-import { savedState, saveState } from "../checkpoint";
+import { createOnce, sameText, savedState, saveState } from "../checkpoint";
 import { ChunkReader } from "../chunk-reader";
 import { refreshedFromTokenResponse, requireToken } from "../oauth";
 import { registerAdapter } from "../registry";
 import {
   type AdapterAccount,
   type AdapterContext,
+  type CommentRequest,
   type Metric,
   type MetricsRequest,
   type PlatformAdapter,
@@ -14,8 +15,9 @@ import {
   type PublishResult,
   type RefreshedCredentials,
 } from "../types";
-import { refreshGoogleToken, YouTubeApi } from "./api";
+import { refreshGoogleToken, YouTubeApi, YouTubeComments } from "./api";
 import {
+  commentUrl,
   insertMetadata,
   metricsFromStatistics,
   planChunks,
@@ -184,7 +186,41 @@ export function createYouTubeAdapter(options: { chunkBytes?: number } = {}): Pla
     return metricsFromStatistics(video.statistics);
   }
 
-  return { platform: "youtube", publish, refresh, metrics };
+  /**
+   * A first comment under the Short, as the channel (`commentThreads.insert`). Needs the `youtube.force-ssl`
+   * scope, asked for at connect but not required: without it YouTube answers 403 insufficientPermissions and the
+   * comment (never the row) fails permanently, saying to reconnect. No post twice: "sent at T" before the call; a
+   * retry reads the video's newest comment threads for one by the channel since T with the same text.
+   */
+  async function comment(ctx: AdapterContext, req: CommentRequest): Promise<PublishResult> {
+    const channelId = req.account.platformUserId ?? (req.account.meta.channel_id as string | undefined);
+    if (!channelId) throw new PlatformError("permanent", "The YouTube account has no channel id.");
+    const api = new YouTubeComments(ctx, accessToken(req.account));
+    const videoId = req.on.platformPostId;
+    const result = (id: string): PublishResult => ({ platformPostId: id, platformUrl: commentUrl(videoId, id) });
+    return createOnce(
+      ctx.now(),
+      req,
+      async (since) => {
+        const list = await api.recent(videoId);
+        const hit = list.items?.find((t) => {
+          const c = t.snippet?.topLevelComment?.snippet;
+          return (
+            c?.authorChannelId?.value === channelId &&
+            sameText(c.textOriginal ?? c.textDisplay, req.content) &&
+            Date.parse(c.publishedAt ?? "") >= since
+          );
+        });
+        return hit ? result(hit.snippet?.topLevelComment?.id ?? hit.id) : null;
+      },
+      async () => {
+        const thread = await api.insert(channelId, videoId, req.content);
+        return result(thread.snippet?.topLevelComment?.id ?? thread.id);
+      },
+    );
+  }
+
+  return { platform: "youtube", publish, comment, refresh, metrics };
 }
 
 export const youtubeAdapter = createYouTubeAdapter();

@@ -4,6 +4,8 @@ import { nextOffsetFromRange, youtubeError } from "./transform";
 import type {
   GoogleErrorBody,
   GoogleTokenResponse,
+  YouTubeCommentThread,
+  YouTubeCommentThreadList,
   YouTubeInsertMetadata,
   YouTubeVideo,
   YouTubeVideoList,
@@ -14,6 +16,7 @@ const LABEL = "YouTube";
 export const YOUTUBE_PATHS = {
   upload: "/upload/youtube/v3/videos",
   videos: "/youtube/v3/videos",
+  commentThreads: "/youtube/v3/commentThreads",
   token: "/token",
 } as const;
 
@@ -123,6 +126,49 @@ export class YouTubeApi {
     if (!res.ok) return this.fail(res);
     const list = await readJson<YouTubeVideoList>(res);
     return list?.items?.find((v) => v.id === id) ?? null;
+  }
+}
+
+/**
+ * `commentThreads.insert` (a new top-level comment; 50 quota units) and `commentThreads.list` (1 unit). Inserting
+ * needs the `youtube.force-ssl` scope: a token without it answers 403 insufficientPermissions.
+ */
+export class YouTubeComments {
+  constructor(
+    private readonly ctx: AdapterContext,
+    private readonly accessToken: string,
+  ) {}
+
+  private async send<T>(url: string, init: RequestInit): Promise<T> {
+    const res = await platformFetch(this.ctx.fetch, LABEL, url, {
+      ...init,
+      headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.accessToken}` },
+    });
+    if (!res.ok) throw youtubeError(res.status, await readJson<GoogleErrorBody>(res), res.headers, this.ctx.now());
+    const body = await readJson<T>(res);
+    if (body === null)
+      throw new PlatformError("transient", "YouTube returned an empty answer.", { status: res.status });
+    return body;
+  }
+
+  insert(channelId: string, videoId: string, text: string): Promise<YouTubeCommentThread> {
+    return this.send<YouTubeCommentThread>(
+      `${this.ctx.config.YOUTUBE_API_URL}${YOUTUBE_PATHS.commentThreads}?part=snippet`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json; charset=UTF-8" },
+        body: JSON.stringify({ snippet: { channelId, videoId, topLevelComment: { snippet: { textOriginal: text } } } }),
+      },
+    );
+  }
+
+  /** The video's newest comment threads (one page of 20, newest first, plain text). */
+  recent(videoId: string): Promise<YouTubeCommentThreadList> {
+    const query = `part=snippet&videoId=${encodeURIComponent(videoId)}&order=time&maxResults=20&textFormat=plainText`;
+    return this.send<YouTubeCommentThreadList>(
+      `${this.ctx.config.YOUTUBE_API_URL}${YOUTUBE_PATHS.commentThreads}?${query}`,
+      { method: "GET" },
+    );
   }
 }
 

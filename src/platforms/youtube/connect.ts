@@ -8,6 +8,8 @@ import { registerConnector } from "../registry";
  */
 const UPLOAD = "https://www.googleapis.com/auth/youtube.upload";
 const READONLY = "https://www.googleapis.com/auth/youtube.readonly";
+/** Posting first comments (issue 20, `commentThreads.insert`); asked for, not required: without it only comments fail. */
+const FORCE_SSL = "https://www.googleapis.com/auth/youtube.force-ssl";
 const SCOPES = [UPLOAD, READONLY];
 
 export const youtubeConnector: PlatformConnector = {
@@ -15,7 +17,7 @@ export const youtubeConnector: PlatformConnector = {
   label: "YouTube",
   pkce: true,
   selection: "many",
-  scopes: SCOPES,
+  scopes: [...SCOPES, FORCE_SSL],
   requiredScopes: SCOPES,
   configured: (c) => !!(c.GOOGLE_CLIENT_ID && c.GOOGLE_CLIENT_SECRET),
   async authorizeUrl(ctx, input) {
@@ -23,7 +25,7 @@ export const youtubeConnector: PlatformConnector = {
       client_id: ctx.config.GOOGLE_CLIENT_ID,
       redirect_uri: input.redirectUri,
       response_type: "code",
-      scope: SCOPES.join(" "),
+      scope: [...SCOPES, FORCE_SSL].join(" "),
       access_type: "offline",
       prompt: "consent",
       include_granted_scopes: "true",

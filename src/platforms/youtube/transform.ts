@@ -99,6 +99,10 @@ const PLAIN: Record<string, string> = {
   uploadLimitExceeded: "The YouTube channel has reached its daily upload limit.",
   youtubeSignupRequired: "This Google account has no YouTube channel: create one, then reconnect the account.",
   authError: "The YouTube access token is invalid or expired.",
+  insufficientPermissions:
+    "YouTube did not let this app comment: the channel was connected without the permission to manage comments (youtube.force-ssl). Reconnect the YouTube account and allow it to post comments.",
+  commentsDisabled: "Comments are turned off on this YouTube video.",
+  videoNotFound: "The YouTube video to comment on was not found.",
   invalid_credentials: "The YouTube access token is invalid or expired.",
 };
 
@@ -206,3 +210,7 @@ export function metricsFromStatistics(stats: YouTubeVideo["statistics"]): Metric
     { label: "Comments", value: n(stats?.commentCount) },
   ];
 }
+
+/** A comment's address: the video's watch page with `lc` (the comment highlighted). */
+export const commentUrl = (videoId: string, commentId: string): string =>
+  `https://www.youtube.com/watch?v=${encodeURIComponent(videoId)}&lc=${encodeURIComponent(commentId)}`;

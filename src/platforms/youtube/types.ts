@@ -47,3 +47,25 @@ export interface GoogleTokenResponse {
   error?: string;
   error_description?: string;
 }
+
+/** `youtube#comment` (the top-level comment of a thread). */
+export interface YouTubeComment {
+  id: string;
+  snippet?: {
+    videoId?: string;
+    textOriginal?: string;
+    textDisplay?: string;
+    authorChannelId?: { value?: string };
+    publishedAt?: string;
+  };
+}
+
+/** `youtube#commentThread`: `commentThreads.insert` answers one, `commentThreads.list` a page of them. */
+export interface YouTubeCommentThread {
+  id: string;
+  snippet?: { channelId?: string; videoId?: string; topLevelComment?: YouTubeComment };
+}
+
+export interface YouTubeCommentThreadList {
+  items?: YouTubeCommentThread[];
+}

@@ -50,6 +50,23 @@ export interface YouTubeFakeOptions {
   statistics?: Record<string, string>;
   /** The account has no channel → 401 youtubeSignupRequired. */
   noChannel?: boolean;
+  /**
+   * Whether the access tokens carry `youtube.force-ssl` (comments). Without it `commentThreads.insert` answers
+   * 403 insufficientPermissions, as Google does for a token missing the scope.
+   */
+  forceSslScope?: boolean;
+}
+
+/** The channel the fake's tokens belong to. */
+export const YOUTUBE_CHANNEL = "UCfakeChannel000000000000";
+
+export interface StoredYouTubeComment {
+  id: string;
+  videoId: string;
+  channelId: string;
+  authorChannelId: string;
+  text: string;
+  publishedAt: string;
 }
 
 const REASON_DOMAIN: Record<string, string> = {
@@ -63,6 +80,12 @@ const REASON_DOMAIN: Record<string, string> = {
   invalidDescription: "youtube.video",
   backendError: "global",
   forbidden: "youtube.video",
+  insufficientPermissions: "global",
+  commentsDisabled: "youtube.commentThread",
+  videoNotFound: "youtube.commentThread",
+  channelNotFound: "youtube.commentThread",
+  commentTextTooLong: "youtube.commentThread",
+  commentTextRequired: "youtube.commentThread",
 };
 const STATUS_TEXT: Record<number, string> = {
   400: "INVALID_ARGUMENT",
@@ -101,8 +124,12 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     ] as ProcessingState[],
     statistics: { viewCount: "15230", likeCount: "842", favoriteCount: "0", commentCount: "37" },
     noChannel: false,
+    forceSslScope: true,
     ...options,
   };
+  const comments: StoredYouTubeComment[] = [];
+  /** Videos whose owner turned comments off (403 commentsDisabled). */
+  const commentsDisabled = new Set<string>();
   const calls: RecordedCall[] = [];
   const script = new Script();
   const sessions = new Map<string, Session>();
@@ -130,7 +157,7 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     if (parts.includes("snippet")) {
       out.snippet = {
         publishedAt: "2026-11-23T12:00:00Z",
-        channelId: "UCfakeChannel000000000000",
+        channelId: YOUTUBE_CHANNEL,
         title: entry.session.metadata.snippet.title,
         description: entry.session.metadata.snippet.description ?? "",
         categoryId: entry.session.metadata.snippet.categoryId,
@@ -289,7 +316,115 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
       });
     }
 
+    if (url.pathname === "/youtube/v3/commentThreads") {
+      if (!authorized(request)) return unauthorized();
+      return request.method === "POST" ? insertComment(url, call.json) : listComments(url);
+    }
+
     return googleErrorResponse(404, "notFound", `No such endpoint ${request.method} ${url.pathname}.`);
+  }
+
+  function threadResource(c: StoredYouTubeComment) {
+    return {
+      kind: "youtube#commentThread",
+      etag: `etag-${c.id}`,
+      id: c.id,
+      snippet: {
+        channelId: c.channelId,
+        videoId: c.videoId,
+        topLevelComment: {
+          kind: "youtube#comment",
+          etag: `etag-c-${c.id}`,
+          id: c.id,
+          snippet: {
+            channelId: c.channelId,
+            videoId: c.videoId,
+            textDisplay: c.text,
+            textOriginal: c.text,
+            authorDisplayName: "@fakechannel",
+            authorChannelId: { value: c.authorChannelId },
+            canRate: true,
+            viewerRating: "none",
+            likeCount: 0,
+            publishedAt: c.publishedAt,
+            updatedAt: c.publishedAt,
+          },
+        },
+        canReply: true,
+        totalReplyCount: 0,
+        isPublic: true,
+      },
+    };
+  }
+
+  /** `commentThreads.insert?part=snippet`: scope, video, comments on, channelId/videoId/textOriginal required. */
+  function insertComment(url: URL, body: any): Response {
+    if (!opts.forceSslScope) {
+      return googleErrorResponse(403, "insufficientPermissions", "Request had insufficient authentication scopes.");
+    }
+    if (url.searchParams.get("part") !== "snippet") {
+      return googleErrorResponse(400, "invalidParameter", "part must be snippet.");
+    }
+    const videoId = body?.snippet?.videoId;
+    const text = body?.snippet?.topLevelComment?.snippet?.textOriginal;
+    if (!videos.has(videoId)) {
+      return googleErrorResponse(
+        404,
+        "videoNotFound",
+        "The video identified by the videoId parameter could not be found.",
+      );
+    }
+    if (body?.snippet?.channelId !== YOUTUBE_CHANNEL) {
+      return googleErrorResponse(404, "channelNotFound", "The channel could not be found.");
+    }
+    if (commentsDisabled.has(videoId)) {
+      return googleErrorResponse(
+        403,
+        "commentsDisabled",
+        "The video identified by the videoId parameter has disabled comments.",
+      );
+    }
+    if (typeof text !== "string" || !text.trim()) {
+      return googleErrorResponse(400, "commentTextRequired", "The comment must contain text.");
+    }
+    if ([...text].length > 10_000) {
+      return googleErrorResponse(400, "commentTextTooLong", "The comment resource is too long.");
+    }
+    seq++;
+    const c: StoredYouTubeComment = {
+      id: `Ugx${String(seq).padStart(6, "0")}fakeComment`,
+      videoId,
+      channelId: YOUTUBE_CHANNEL,
+      authorChannelId: YOUTUBE_CHANNEL,
+      text,
+      publishedAt: new Date().toISOString().replace(/\.\d{3}Z$/, "Z"),
+    };
+    comments.push(c);
+    return json(threadResource(c), 200);
+  }
+
+  /** `commentThreads.list?part=snippet&videoId=…`: newest first (`order=time`), `maxResults` 1–100. */
+  function listComments(url: URL): Response {
+    const videoId = url.searchParams.get("videoId") ?? "";
+    if (!videos.has(videoId)) {
+      return googleErrorResponse(
+        404,
+        "videoNotFound",
+        "The video identified by the videoId parameter could not be found.",
+      );
+    }
+    const max = Number(url.searchParams.get("maxResults") ?? 20);
+    const items = comments
+      .filter((c) => c.videoId === videoId)
+      .reverse()
+      .slice(0, max)
+      .map(threadResource);
+    return json({
+      kind: "youtube#commentThreadListResponse",
+      etag: "threads-etag",
+      pageInfo: { totalResults: items.length, resultsPerPage: max },
+      items,
+    });
   }
 
   const stopApi = fakeOrigin(YOUTUBE_ORIGIN, handle);
@@ -301,6 +436,9 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     /** Token lifetimes (a test gives the seed tokens one with `clock.issue`). */
     clock,
     refreshTokens,
+    /** Top-level comments made through `commentThreads.insert`, in order. */
+    comments,
+    commentsDisabled,
     /** Registers an already-published video (for metrics tests). */
     addVideo(id: string): void {
       const session: Session = {
