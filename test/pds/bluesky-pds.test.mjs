@@ -144,8 +144,10 @@ async function phonePhoto() {
   return { jpeg, width, height };
 }
 
-describe("Bluesky adapter against a real local PDS", { skip, concurrency: true }, () => {
-  test("issue 16: a 12 MP phone photo publishes; the record embeds the fitted blob, media[] keeps the original", async () => {
+describe("Bluesky adapter against a real local PDS", { concurrency: true }, () => {
+  test("issue 16: a 12 MP phone photo publishes; the record embeds the fitted blob, media[] keeps the original", {
+    skip,
+  }, async () => {
     const photo = await phonePhoto();
     assert.ok(photo.jpeg.length > 2_000_000, `the photo is ${photo.jpeg.length} bytes`);
 
@@ -224,7 +226,9 @@ describe("Bluesky adapter against a real local PDS", { skip, concurrency: true }
     );
   });
 
-  test("a scheduled post with a link, a mention and hashtags (＃ full-width, non-ASCII) gets exact byte facets", async () => {
+  test("a scheduled post with a link, a mention and hashtags (＃ full-width, non-ASCII) gets exact byte facets", {
+    skip,
+  }, async () => {
     const link = "https://example.com/path?q=1&r=ü";
     const text = `Grüße von @bob.test — lies ${link}. ＃日本語 und #café! Ende`;
     const post = await createPost(text, aliceAccountId);
@@ -265,8 +269,91 @@ describe("Bluesky adapter against a real local PDS", { skip, concurrency: true }
     );
   });
 
+  test("issue 20: a thread and a first comment publish as replies with root/parent strong refs and their own facets", {
+    skip,
+  }, async () => {
+    const main = "Launch day: https://example.com/launch #launch";
+    const items = [
+      "Part two, details at https://example.org/zwei #zwei",
+      "Part three ＃三番 see https://example.net/3?x=ü",
+    ];
+    const comment = "Questions? https://example.com/faq #faq";
+    const res = await worker.api(
+      "POST",
+      "/api/posts",
+      {
+        content: "The text every other network gets",
+        platforms: [
+          {
+            social_account_id: aliceAccountId,
+            content_type: "bluesky_post",
+            content: main,
+            thread: items.map((content) => ({ content })),
+            first_comment: comment,
+          },
+        ],
+      },
+      key,
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const publish = await worker.api("PUT", `/api/posts/${res.body.id}`, { status: "publishing" }, key);
+    assert.equal(publish.status, 200, JSON.stringify(publish.body));
+    const done = await settled(res.body.id);
+    assert.equal(done.status, "published", JSON.stringify(done.platforms));
+    const row = done.platforms[0];
+    assert.deepEqual(
+      [
+        ...row.thread.map((t) => [t.status, t.error_message]),
+        [row.first_comment.status, row.first_comment.error_message],
+      ],
+      [
+        ["published", null],
+        ["published", null],
+        ["published", null],
+      ],
+    );
+
+    const read = async (uri) => {
+      const [, , repo, collection, rkey] = uri.split("/");
+      return pds.xrpc("com.atproto.repo.getRecord", { query: { repo, collection, rkey } });
+    };
+    const root = await recordOf(row, alice.did);
+    const [t1, t2] = await Promise.all(row.thread.map((t) => read(t.platform_post_id)));
+    const c = await read(row.first_comment.platform_post_id);
+    const ref = (r) => ({ uri: r.uri, cid: r.cid });
+
+    // Each item's URL is the item's own record (profile/<handle>/post/<rkey>).
+    for (const [shown, rec] of [
+      [row.thread[0], t1],
+      [row.thread[1], t2],
+      [row.first_comment, c],
+    ]) {
+      assert.equal(shown.platform_url.split("/").at(-1), rec.uri.split("/").at(-1));
+    }
+    assert.equal(root.value.text, main);
+    assert.equal(root.value.reply, undefined);
+    assert.deepEqual(t1.value.reply, { root: ref(root), parent: ref(root) });
+    assert.deepEqual(t2.value.reply, { root: ref(root), parent: ref(t1) });
+    assert.deepEqual(c.value.reply, { root: ref(root), parent: ref(root) });
+    assert.deepEqual([t1.value.text, t2.value.text, c.value.text], [...items, comment]);
+
+    const facetsOf = (text, parts) =>
+      parts.map(([word, feature]) => {
+        const byteStart = bytes(text.slice(0, text.indexOf(word)));
+        return { index: { byteStart, byteEnd: byteStart + bytes(word) }, features: [feature] };
+      });
+    const link = (uri) => [uri, { $type: "app.bsky.richtext.facet#link", uri }];
+    const tag = (sign, name) => [`${sign}${name}`, { $type: "app.bsky.richtext.facet#tag", tag: name }];
+    assert.deepEqual(root.value.facets, facetsOf(main, [link("https://example.com/launch"), tag("#", "launch")]));
+    assert.deepEqual(t1.value.facets, facetsOf(items[0], [link("https://example.org/zwei"), tag("#", "zwei")]));
+    assert.deepEqual(t2.value.facets, facetsOf(items[1], [tag("＃", "三番"), link("https://example.net/3?x=ü")]));
+    assert.deepEqual(c.value.facets, facetsOf(comment, [link("https://example.com/faq"), tag("#", "faq")]));
+  });
+
   for (const mode of ["502", "cut"]) {
-    test(`a createRecord answer lost after the PDS made the record (${mode === "cut" ? "connection cut" : "gateway 502"}) leaves one record`, async () => {
+    test(`a createRecord answer lost after the PDS made the record (${mode === "cut" ? "connection cut" : "gateway 502"}) leaves one record`, {
+      skip,
+    }, async () => {
       const text = `Lost answer (${mode}) ${Date.now()}`;
       proxy.loseAnswer("com.atproto.repo.createRecord", text, mode);
       const post = await createPost(text, carolAccountId);

@@ -45,12 +45,12 @@ export async function loadPdsModules() {
   }
 }
 
-/** The reason in one line (a native module's version mismatch is told on its first two). */
+/** The reason in one line: the message without its require stack (a native module's mismatch spans lines). */
 const oneLine = (err) =>
   String(err?.message ?? err)
-    .split("\n")
-    .slice(0, 2)
-    .join(" ");
+    .split(/\n\s*(?:Require stack:|at )/)[0]
+    .replace(/\s+/g, " ")
+    .trim();
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort() {

@@ -1,6 +1,6 @@
 // The Worker under `wrangler dev` on 127.0.0.1 (D1, R2, KV, Queues, the Durable Object emulated locally, fresh
 // state per run), reached only through its HTTP API as a client would.
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -11,18 +11,38 @@ const ROOT = path.resolve(import.meta.dirname, "../..");
 const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 export const ADMIN_TOKEN = "pds-admin-token";
 
+/** Runs a command to its end without blocking this process's event loop. */
+function run(cmd, args, opts) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...opts, stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (d) => {
+      output += d;
+    });
+    child.stderr.on("data", (d) => {
+      output += d;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, output }));
+  });
+}
+
 export async function startWorker(vars) {
   const started = performance.now();
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const stateDir = mkdtempSync(path.join(tmpdir(), "pds-worker-"));
   const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
-  const migrate = spawnSync(
+  // Not spawnSync: the PDS starts in this same process meanwhile.
+  const migrate = await run(
     process.execPath,
     [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir],
-    { cwd: ROOT, env, encoding: "utf8" },
+    {
+      cwd: ROOT,
+      env,
+    },
   );
-  if (migrate.status !== 0) throw new Error(`migrations failed: ${migrate.stderr || migrate.stdout}`);
+  if (migrate.code !== 0) throw new Error(`migrations failed: ${migrate.output}`);
   const allVars = {
     APP_ENV: "development",
     LOG_LEVEL: "warn",
