@@ -51,7 +51,8 @@ export function needsRefresh(adapter: PlatformAdapter, loaded: LoadedAccount, no
   return expires !== null && expires - now < TOKEN_REFRESH_MARGIN_MS;
 }
 
-export type RefreshOutcome = { ok: true; loaded: LoadedAccount } | { ok: false };
+/** `stillValidUntil`: the refresh was refused but the account was kept — its access token works until then. */
+export type RefreshOutcome = { ok: true; loaded: LoadedAccount } | { ok: false; stillValidUntil?: number };
 
 /** How long one refresh may hold an account's lease (a refresh call times out after 30 s). */
 export const REFRESH_LEASE_MS = 2 * 60_000;
@@ -64,14 +65,15 @@ const LEASE_WAIT = { polls: 10, intervalMs: 1_000 };
  * rotating refresh token (X, TikTok) twice. A caller that finds the lease taken waits for the other refresh and
  * adopts its credentials. Writes are also compare-and-swap on the sealed credentials.
  * Throws transient PlatformErrors (the caller retries later); returns `{ok:false}` when the platform refused —
- * only then is the account marked `token_expired`.
+ * only then is the account marked `token_expired`, unless `accessValidUntil` says its access token still works
+ * (a separate refresh credential was refused ahead of the expiry): then it is kept until that time.
  */
 export async function refreshAccount(
   ctx: ServiceContext,
   actx: AdapterContext,
   adapter: PlatformAdapter,
   loaded: LoadedAccount,
-  opts: { leaseHeld?: boolean } = {},
+  opts: { leaseHeld?: boolean; accessValidUntil?: number | null } = {},
 ): Promise<RefreshOutcome> {
   if (!adapter.refresh) return markTokenExpired(ctx, loaded);
   if (!opts.leaseHeld && !(await claimRefreshLease(ctx, loaded.row.id))) {
@@ -108,6 +110,14 @@ export async function refreshAccount(
       if (newer.ok) {
         await releaseRefreshLease(ctx, loaded.row.id);
         return newer;
+      }
+      // A refused refresh token does not end an access token that still has time (the cron refreshes ahead of
+      // the expiry): the account stays connected while the network still takes its token.
+      const until = opts.accessValidUntil ?? null;
+      if (until !== null && ctx.now() < until) {
+        await releaseRefreshLease(ctx, loaded.row.id);
+        log("warn", "token_refresh_refused", { social_account_id: loaded.row.id, platform: loaded.row.platform });
+        return { ok: false, stillValidUntil: until };
       }
       return markTokenExpired(ctx, loaded);
     }

@@ -109,7 +109,12 @@ async function refreshClaimed(
     if (!schedule.needs(loaded.account.credentials)) return { kind: "rescheduled", at: now + REFRESH_RECHECK_MS };
     const dueAt = nextRefreshAt(schedule, tokenExpiresAt(loaded), row.tokenRefreshedAt ?? row.createdAt);
     if (dueAt > now) return { kind: "rescheduled", at: dueAt };
-    const outcome = await refreshAccount(ctx, actx, adapter, loaded, { leaseHeld: true });
+    // Where the refresh credential is not the access token, a refusal ahead of the expiry leaves the access token
+    // working until then: the account is kept, and tried once more when it expires.
+    const accessValidUntil = schedule.refusalEndsToken ? null : tokenExpiresAt(loaded);
+    const outcome = await refreshAccount(ctx, actx, adapter, loaded, { leaseHeld: true, accessValidUntil });
+    if (!outcome.ok && outcome.stillValidUntil !== undefined)
+      return { kind: "rescheduled", at: outcome.stillValidUntil };
     return { kind: outcome.ok ? "refreshed" : "expired" };
   } catch (err) {
     const hint = err instanceof PlatformError ? (err.retryAfterSeconds ?? 0) * 1000 : 0;

@@ -10,6 +10,7 @@ import type { AccountCredentials } from "../services/social-accounts/credentials
  * - `minAge`: the network refuses to refresh a younger token (Instagram Login and Threads: 24 hours).
  * - `needs`: the stored credential the refresh grant needs; an account without it is left alone (its token may
  *   still work; only a network's refusal ends a session).
+ * - `refusalEndsToken`: see below.
  *
  * Facebook Pages and Instagram via Facebook Login are absent on purpose: a Page token obtained from a long-lived
  * user token does not expire, so there is nothing to renew (their adapters' `refresh` only checks the token).
@@ -20,6 +21,12 @@ export interface RefreshSchedule {
   every: number;
   minAge: number;
   needs: (c: AccountCredentials) => boolean;
+  /**
+   * The refresh grant is the access token itself (Instagram Login, Threads): a refusal is the token's own, so the
+   * account is marked at once. Otherwise a refused refresh credential leaves the access token working until it
+   * expires, and the account is kept until then.
+   */
+  refusalEndsToken?: boolean;
 }
 
 const MINUTE = 60_000;
@@ -30,7 +37,13 @@ const refreshToken = (c: AccountCredentials) => Boolean(c.refresh_token);
 const accessToken = (c: AccountCredentials) => Boolean(c.access_token);
 
 /** Instagram Login and Threads: 60-day tokens, refreshable once at least 24 hours old and until they expire. */
-const longLivedMeta: RefreshSchedule = { margin: 10 * DAY, every: 50 * DAY, minAge: DAY, needs: accessToken };
+const longLivedMeta: RefreshSchedule = {
+  margin: 10 * DAY,
+  every: 50 * DAY,
+  minAge: DAY,
+  needs: accessToken,
+  refusalEndsToken: true,
+};
 
 export const REFRESH_SCHEDULES: Partial<Record<Platform, RefreshSchedule>> = {
   instagram: longLivedMeta,

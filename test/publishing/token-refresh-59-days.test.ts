@@ -145,9 +145,12 @@ async function seedDying(ws: TestWorkspace): Promise<{ ids: Seeded; deadFrom: Re
   // X and TikTok: a refresh token already spent (rotated away); Bluesky: a refresh JWT the PDS no longer holds.
   fakes.x.accessTokens.add("x-old");
   fakes.x.clock.issue("x-old", 2 * HOUR_MS, t0 - 3 * HOUR_MS);
-  // YouTube: a refresh token the user revoked; Pinterest: a refresh token past its 365 days.
+  // YouTube: a refresh token the user revoked. Pinterest: a refresh token past its 365 days, beside an access token
+  // that still works 3 days — the account stays connected until then.
   pinterest.refreshTokens.add("pin-old-refresh");
   pinterest.clock.issue("pin-old-refresh", 365 * DAY_MS, t0 - 366 * DAY_MS);
+  pinterest.accessTokens.add("pin-old");
+  pinterest.clock.expireAt("pin-old", t0 + 3 * DAY_MS);
 
   const ids = {
     instagram: await seedAccount(ws, {
@@ -163,8 +166,8 @@ async function seedDying(ws: TestWorkspace): Promise<{ ids: Seeded; deadFrom: Re
     }),
     pinterest: await seedAccount(ws, {
       ...other("pinterest"),
-      credentials: { access_token: "pin-old", refresh_token: "pin-old-refresh", expires_at: t0 - DAY_MS },
-      tokenExpiresAt: t0 - DAY_MS,
+      credentials: { access_token: "pin-old", refresh_token: "pin-old-refresh", expires_at: t0 + 3 * DAY_MS },
+      tokenExpiresAt: t0 + 3 * DAY_MS,
     }),
     tiktok: await seedAccount(ws, {
       ...other("tiktok"),
@@ -192,7 +195,7 @@ async function seedDying(ws: TestWorkspace): Promise<{ ids: Seeded; deadFrom: Re
     instagram: t0 - DAY_MS,
     threads: t0,
     linkedin: t0 + 3 * DAY_MS,
-    pinterest: t0,
+    pinterest: t0 + 3 * DAY_MS,
     tiktok: t0,
     youtube: t0,
     x: t0 - HOUR_MS,

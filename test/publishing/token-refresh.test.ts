@@ -152,7 +152,7 @@ describe("proactive token refresh (cron)", () => {
     });
   });
 
-  it("marks token_expired only when the network refuses; a transient failure keeps the account and retries later", async () => {
+  it("marks token_expired only when the network refuses, once the token expired; a transient failure keeps the account and retries later", async () => {
     const ws = await createTestWorkspace();
     const refused = await seedXAccount(ws, {
       credentials: { access_token: "x-access", refresh_token: "revoked", expires_at: t0 + 10 * MINUTE },
@@ -166,14 +166,25 @@ describe("proactive token refresh (cron)", () => {
     linkedin.failNext({ path: "/oauth/v2/accessToken" }, () => new Response("upstream error", { status: 503 }));
 
     await tick();
-    // X answers 400 invalid_request for a refresh token it does not know: a refusal.
-    expect((await readAccount(refused))!.status).toBe("token_expired");
+    // X answers 400 invalid_request for a refresh token it does not know: a refusal. The access token still has
+    // 10 minutes (the cron refreshes 20 minutes ahead), so the account is kept until then (issue 17: never
+    // token_expired while the network still takes the token) and tried once more at the expiry.
+    expect(await accountState(refused)).toMatchObject({
+      status: "connected",
+      token_refresh_due_at: t0 + 10 * MINUTE,
+      token_refresh_lease_until: null,
+    });
     expect(await accountState(flaky)).toMatchObject({
       status: "connected",
       token_expires_at: t0 + 5 * DAY,
       token_refresh_due_at: t0 + 15 * MINUTE,
       token_refresh_lease_until: null,
     });
+
+    at(10 * MINUTE);
+    await tick();
+    expect((await readAccount(refused))!.status).toBe("token_expired");
+    expect(fakes.x.count("POST /2/oauth2/token")).toBe(2);
 
     at(15 * MINUTE);
     await tick();

@@ -323,6 +323,7 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     pins,
     /** Token lifetimes (a test gives the seed tokens one with `clock.issue`). */
     clock,
+    accessTokens,
     refreshTokens,
     /** Registers an existing Pin (for metrics tests). */
     addPin(id: string): void {
