@@ -12,7 +12,14 @@ import {
   type PublishResult,
 } from "../types";
 import { INSTAGRAM_LABEL, InstagramApi, type InstagramFlavour, instagramClient } from "./api";
-import { carouselParent, instagramMetricNames, instagramMetrics, instagramUrl, planInstagram } from "./transform";
+import {
+  carouselParent,
+  collaboratorsOf,
+  instagramMetricNames,
+  instagramMetrics,
+  instagramUrl,
+  planInstagram,
+} from "./transform";
 
 /**
  * Instagram via Instagram Login (`instagram`) and via Facebook Login (`instagram-facebook`): one container flow
@@ -43,17 +50,18 @@ export function createInstagramAdapter(flavour: InstagramFlavour): PlatformAdapt
     async publish(ctx, req) {
       const ig = api(ctx, flavour, req.account);
       const plan = planInstagram(req.contentType, req.content, req.media);
+      const collaborators = collaboratorsOf(req.contentType, req.meta);
       const { mediaId, creationId } = await publishContainerOnce(ctx, req, {
         create: async () => {
           if (plan.kind === "single") {
-            const id = await ig.createContainer(plan.container);
+            const id = await ig.createContainer({ ...plan.container, collaborators });
             await ig.waitUntilFinished(id);
             return id;
           }
           const children: string[] = [];
           for (const child of plan.children) children.push(await ig.createContainer(child));
           for (const id of children) await ig.waitUntilFinished(id);
-          const parent = await ig.createContainer(carouselParent(children, plan.caption));
+          const parent = await ig.createContainer({ ...carouselParent(children, plan.caption), collaborators });
           await ig.waitUntilFinished(parent);
           return parent;
         },

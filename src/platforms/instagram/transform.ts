@@ -58,6 +58,20 @@ function reelContainer(m: AdapterMedia, content: string): GraphParams {
   return { media_type: "REELS", video_url: m.url, caption: caption(content), share_to_feed: true };
 }
 
+/**
+ * Row `meta.collaborators` (issue 20, src/catalog/meta-fields.ts): up to 3 Instagram usernames invited as
+ * collaborators, sent as the container's `collaborators` list on feed posts, reels and the carousel parent (never
+ * on stories or carousel items, which take none). A leading `@` is dropped; nothing when the list is empty.
+ */
+export function collaboratorsOf(contentType: string, meta: Record<string, unknown>): string[] | undefined {
+  if (contentType === "instagram_story" || !Array.isArray(meta.collaborators)) return undefined;
+  const names = meta.collaborators
+    .filter((u): u is string => typeof u === "string")
+    .map((u) => u.trim().replace(/^@/, ""))
+    .filter((u) => u !== "");
+  return names.length > 0 ? names : undefined;
+}
+
 export function carouselParent(childIds: string[], captionText: string | undefined): GraphParams {
   return { media_type: "CAROUSEL", children: childIds.join(","), caption: captionText };
 }
