@@ -204,7 +204,7 @@ describe("connect flow per network", () => {
     const consentUrl = new URL(start.body.url);
     expect(consentUrl.origin + consentUrl.pathname).toBe("https://facebook-auth.fake/v23.0/dialog/oauth");
     expect(consentUrl.searchParams.get("scope")).toBe(
-      "pages_show_list,pages_read_engagement,pages_manage_posts,read_insights,business_management",
+      "pages_show_list,pages_read_engagement,pages_manage_posts,read_insights,business_management,pages_manage_engagement",
     );
     const done = await pickAccounts(callback, [0, 1]);
     expect(done.status).toBe(200);

@@ -9,6 +9,8 @@ const SCOPES = [
   "pages_manage_posts",
   "read_insights",
   "business_management",
+  // First comments as the Page (issue 20); asked, not required: without it only the comment fails.
+  "pages_manage_engagement",
 ];
 
 export const facebookConnector: PlatformConnector = {

@@ -16,6 +16,8 @@ const FB_SCOPES = [
   "pages_show_list",
   "pages_read_engagement",
   "business_management",
+  // First comments (issue 20); asked, not required: without it only the comment fails.
+  "instagram_manage_comments",
 ];
 
 export const instagramFacebookConnector: PlatformConnector = {
@@ -55,6 +57,8 @@ const IG_SCOPES = [
   "instagram_business_basic",
   "instagram_business_content_publish",
   "instagram_business_manage_insights",
+  // First comments (issue 20); asked, not required: without it only the comment fails.
+  "instagram_business_manage_comments",
 ];
 
 export const instagramConnector: PlatformConnector = {

@@ -8,7 +8,17 @@ import { THREADS_GRAPH_VERSION } from "./api";
  * The token answers do not list granted permissions, so the scope check cannot run up front here: `/me` proves
  * `threads_basic`, and a missing `threads_content_publish` shows as a publish failure naming it.
  */
-const SCOPES = ["threads_basic", "threads_content_publish", "threads_manage_insights"];
+/**
+ * Replies (issue 20 thread items and first comments): `threads_manage_replies` for posting them,
+ * `threads_read_replies` for finding one whose answer was lost (`GET /{user}/replies`).
+ */
+const SCOPES = [
+  "threads_basic",
+  "threads_content_publish",
+  "threads_manage_insights",
+  "threads_manage_replies",
+  "threads_read_replies",
+];
 
 export const threadsConnector: PlatformConnector = {
   platform: "threads",
