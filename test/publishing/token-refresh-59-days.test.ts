@@ -2,6 +2,7 @@ import { createExecutionContext, createScheduledController, waitOnExecutionConte
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
+import { PROACTIVE_REFRESH_PLATFORMS } from "../../src/publishing/token-schedule";
 import { BSKY_PDS } from "../support/fakes/bluesky";
 import { fakeLinkedIn, type LinkedInFake } from "../support/fakes/linkedin";
 import { MetaGraphFake } from "../support/fakes/meta";
@@ -79,7 +80,10 @@ async function cronTick(): Promise<void> {
 
 type Seeded = Record<string, string>;
 
-/** One account per network with refresh, each holding tokens the network issued just now. */
+/**
+ * One account per network with refresh (the nine platforms of REFRESH_SCHEDULES), each holding tokens the network
+ * issued just now, and the two Facebook Login ones (no refresh: their Page token does not expire).
+ */
 async function seedLiving(ws: TestWorkspace): Promise<Seeded> {
   instagram.validTokens.add("ig-token");
   instagram.longLived.issue("ig-token");
@@ -110,6 +114,11 @@ async function seedLiving(ws: TestWorkspace): Promise<Seeded> {
     // Connected without an expiry: refreshed on Threads' schedule from the connection.
     threads: await seedAccount(ws, { platform: "threads", credentials: { access_token: "th-token" } }),
     linkedin: await seedAccount(ws, { platform: "linkedin", platformUserId: "abc123", ...oauth(60 * DAY_MS) }),
+    linkedinPage: await seedAccount(ws, {
+      platform: "linkedin-page",
+      platformUserId: "2414183",
+      ...oauth(60 * DAY_MS),
+    }),
     pinterest: await seedAccount(ws, {
       platform: "pinterest",
       meta: { default_board_id: "549755885175" },
@@ -121,6 +130,12 @@ async function seedLiving(ws: TestWorkspace): Promise<Seeded> {
     bluesky: await seedBlueskyAccount(ws, fakes.bluesky, { meta: { service: BSKY_PDS, did: fakes.bluesky.did } }),
     facebook: await seedAccount(ws, {
       platform: "facebook",
+      credentials: { access_token: "page-token", expires_at: t0 + HOUR_MS },
+      tokenExpiresAt: t0 + HOUR_MS,
+    }),
+    instagramFacebook: await seedAccount(ws, {
+      platform: "instagram-facebook",
+      platformUserId: "17841400000000001",
       credentials: { access_token: "page-token", expires_at: t0 + HOUR_MS },
       tokenExpiresAt: t0 + HOUR_MS,
     }),
@@ -237,6 +252,13 @@ describe("59 days on the networks' own clocks", () => {
     const dying = await seedDying(ws);
     const livingIds = Object.values(living);
     const dyingIds = Object.values(dying.ids);
+    // Every platform the cron refreshes is among the living accounts (a new one must be added here).
+    const livingPlatforms = (
+      await env.DB.prepare("SELECT platform FROM social_accounts WHERE id IN (SELECT value FROM json_each(?))")
+        .bind(JSON.stringify(livingIds))
+        .all<{ platform: string }>()
+    ).results.map((r) => r.platform);
+    expect(PROACTIVE_REFRESH_PLATFORMS.filter((p) => !livingPlatforms.includes(p))).toEqual([]);
     const markedAt = new Map<string, number>();
     let ticks = 0;
 
@@ -281,6 +303,7 @@ describe("59 days on the networks' own clocks", () => {
           rows: [
             { accountId: living.threads!, platform: "threads", contentType: "threads_post" },
             { accountId: living.linkedin!, platform: "linkedin", contentType: "linkedin_post" },
+            { accountId: living.linkedinPage!, platform: "linkedin-page", contentType: "linkedin_page_post" },
             { accountId: living.x!, platform: "x", contentType: "x_post" },
             { accountId: living.bluesky!, platform: "bluesky", contentType: "bluesky_post" },
             { accountId: living.facebook!, platform: "facebook", contentType: "facebook_post" },
@@ -292,6 +315,7 @@ describe("59 days on the networks' own clocks", () => {
           rows: [
             { accountId: living.instagram!, platform: "instagram", contentType: "instagram_feed" },
             { accountId: living.pinterest!, platform: "pinterest", contentType: "pinterest_pin" },
+            { accountId: living.instagramFacebook!, platform: "instagram-facebook", contentType: "instagram_feed" },
           ],
         }),
         await seedPost(ws, {
@@ -307,7 +331,7 @@ describe("59 days on the networks' own clocks", () => {
       const rows = await Promise.all(posts.flatMap((p) => p.rowIds).map(async (id) => (await readRow(id))!));
       return rows.map((r) => [r.status, r.error_message]);
     };
-    const allPublished = Array.from({ length: 9 }, () => ["published", null]);
+    const allPublished = Array.from({ length: 11 }, () => ["published", null]);
 
     await everyDueMinute(t0 + 12 * HOUR_MS);
     await daily(1, 58);

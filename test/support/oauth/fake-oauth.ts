@@ -659,9 +659,9 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
       method: "POST",
       answer: (r, oauth) => ({
         access_token: r.accessToken,
-        expires_in: 86_400,
+        expires_in: 7_200, // TikTok "Manage OAuth Access Tokens" (Nov 2026): 2 hours
         open_id: user.open_id,
-        refresh_expires_in: 31_536_000,
+        refresh_expires_in: 15_552_000, // 180 days
         refresh_token: r.refreshToken,
         scope: oauth.scopeString(r.scopes),
         token_type: "Bearer",
