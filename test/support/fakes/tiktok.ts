@@ -89,7 +89,8 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
   const script = new Script();
   const publishes = new Map<string, Publish>();
   const uploads = new Map<string, Publish>();
-  const initTimes: number[] = [];
+  /** Init calls of the last minute, per access token (TikTok's limit is per user token). */
+  const initTimes = new Map<string, number[]>();
   const accessTokens = new Set(opts.accessTokens);
   const refreshTokens = new Set(opts.refreshTokens);
   const clock = new TokenClock();
@@ -140,13 +141,16 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
     return p;
   }
 
-  function checkInit(body: any): Response | null {
+  function checkInit(request: Request, body: any): Response | null {
     const now = Date.now();
-    while (initTimes.length > 0 && initTimes[0]! < now - 60_000) initTimes.shift();
-    if (initTimes.length >= opts.initLimitPerMinute) {
+    const token = request.headers.get("authorization") ?? "";
+    const times = initTimes.get(token) ?? [];
+    initTimes.set(token, times);
+    while (times.length > 0 && times[0]! < now - 60_000) times.shift();
+    if (times.length >= opts.initLimitPerMinute) {
       return tiktokErrorResponse(429, "rate_limit_exceeded", "Api rate limit exceeded, please retry later.");
     }
-    initTimes.push(now);
+    times.push(now);
     const privacy = body?.post_info?.privacy_level;
     if (!opts.privacyLevelOptions.includes(privacy)) {
       return tiktokErrorResponse(
@@ -269,7 +273,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
 
     if (request.method === "POST" && url.pathname === SELF_PATHS.videoInit) {
       const body = call.json as any;
-      const refused = checkInit(body);
+      const refused = checkInit(request, body);
       if (refused) return refused;
       if (typeof body?.post_info?.title === "string" && body.post_info.title.length > 2200) {
         return tiktokErrorResponse(400, "invalid_params", "The title is longer than 2200 characters.");
@@ -300,7 +304,7 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
 
     if (request.method === "POST" && url.pathname === SELF_PATHS.contentInit) {
       const body = call.json as any;
-      const refused = checkInit(body);
+      const refused = checkInit(request, body);
       if (refused) return refused;
       const images = body?.source_info?.photo_images;
       if (body?.media_type !== "PHOTO" || body?.source_info?.source !== "PULL_FROM_URL" || !Array.isArray(images)) {
