@@ -3,7 +3,7 @@ import { publishContainerOnce } from "../meta/containers";
 import { requireToken } from "../meta/graph";
 import { refreshLongLivedToken } from "../meta/refresh";
 import { registerAdapter } from "../registry";
-import type { AdapterAccount, AdapterContext, PlatformAdapter } from "../types";
+import { type AdapterAccount, type AdapterContext, type PlatformAdapter, PlatformError } from "../types";
 import { THREADS_LABEL, ThreadsApi } from "./api";
 import {
   carouselParent,
@@ -56,7 +56,12 @@ export const threadsAdapter: PlatformAdapter = {
       findPublished: async (since) => {
         const wanted = req.content.trim();
         if (parentId) {
-          const replies = await th.recentReplies(since);
+          // Reading replies needs `threads_read_replies`: without it the reply (published, per its container) is
+          // recorded at the profile rather than failed.
+          const replies = await th.recentReplies(since).catch((err: unknown) => {
+            if (err instanceof PlatformError && err.kind === "permanent") return { data: [] };
+            throw err;
+          });
           return (
             replies.data?.find((t) => (t.text ?? "").trim() === wanted && t.replied_to?.id === parentId)?.id ?? null
           );

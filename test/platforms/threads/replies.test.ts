@@ -4,7 +4,7 @@ import type { AdapterMedia, PublishRequest, PublishResult } from "../../../src/p
 import { memoryCheckpoint, storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
 import { failAfterHandling } from "../../support/fake-fetch";
 import { platformRejection } from "../../support/fakes/fake-kit";
-import { metaThrottle } from "../../support/fakes/meta";
+import { graphErrorResponse, metaThrottle } from "../../support/fakes/meta";
 import { fakeThreads, type ThreadsFake } from "../../support/fakes/threads";
 
 /** Issue 20: thread items and first comments as Threads replies (`reply_to_id` on the container). */
@@ -101,6 +101,24 @@ describe("Threads replies", () => {
     expect(fake.calls.filter((c) => c.path === `/v1.0/${USER}/threads_publish`)).toHaveLength(2);
     const lookup = fake.calls.find((c) => c.path === `/v1.0/${USER}/replies`)!;
     expect(lookup.query).toMatchObject({ fields: "id,text,timestamp,replied_to", limit: "5" });
+  });
+
+  it("without threads_read_replies, a published reply whose answer was lost is recorded at the profile", async () => {
+    const row = crypto.randomUUID();
+    const main = await adapter.publish(testAdapterContext(), request("main", row));
+    const checkpoint = memoryCheckpoint();
+    const item = request("second", `${row}:t1`, { replyTo: { root: main, parent: main }, checkpoint });
+    failAfterHandling("POST", `/v1.0/${USER}/threads_publish`, { kind: "timeout" });
+    await platformRejection(adapter.publish(testAdapterContext(), item));
+    fake.failNext({ path: `/v1.0/${USER}/replies` }, () =>
+      graphErrorResponse(403, { message: "(#10) Application does not have permission for this action", code: 10 }),
+    );
+    const saved = checkpoint.saved as { creation_id: string };
+    expect(await adapter.publish(testAdapterContext(), item)).toEqual({
+      platformPostId: saved.creation_id,
+      platformUrl: "https://www.threads.com/@tester",
+    });
+    expect(fake.replyChain()).toHaveLength(2);
   });
 
   it("a reply to a post that is gone is refused permanently at container creation", async () => {
