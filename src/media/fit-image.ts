@@ -17,6 +17,7 @@
 import { decodeWebp, releaseLargeCodecHeaps } from "./codecs";
 import { type JpegRows, jpegDecodeBytes, openJpeg } from "./jpeg-decoder";
 import { jpegInfo, swapsAxes } from "./jpeg-meta";
+import { imageOrientation } from "./orientation";
 import { openPng } from "./png-stream";
 import { orientedRows, readAll, scaleRows } from "./resample";
 import { readDimensions } from "./sniff";
@@ -92,7 +93,10 @@ function headerInfo(input: Uint8Array, mime: string): { width: number; height: n
   }
   if (mime !== "image/png" && mime !== "image/webp" && mime !== "image/gif") return null;
   const dims = readDimensions(mime, input);
-  return dims ? { ...dims, orientation: 1 } : null;
+  if (!dims) return null;
+  const orientation = imageOrientation(mime, input); // PNG eXIf, WebP EXIF
+  const [width, height] = displayed(dims.width, dims.height, orientation) as [number, number];
+  return { width, height, orientation };
 }
 
 function fitsAsIs(input: Uint8Array, mime: string, w: number, h: number, spec: FitSpec): boolean {

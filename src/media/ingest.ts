@@ -8,8 +8,9 @@
  */
 import type { MediaKind } from "../catalog/platforms";
 import { type ByteSource, peek } from "./byte-source";
-import { jpegInfo, stripJpegMetadata, swapsAxes } from "./jpeg-meta";
+import { jpegInfo, stripJpegMetadata, swapsAxes, withOrientationExif } from "./jpeg-meta";
 import { InvalidVideoError, r2RangeReader, readMp4Info } from "./mp4-info";
+import { imageOrientation } from "./orientation";
 import { type DetectedType, detectType, readDimensions, SNIFF_BYTES, storedFormat } from "./sniff";
 import { putStream, readAll, TooLargeError } from "./storage";
 import { checkEncodable, InvalidImageError, MAX_JPEG_DIMENSION, transcodeToJpeg } from "./transcode";
@@ -186,10 +187,11 @@ export async function ingestMedia(
         : pngPixelLimit(bytes, limits);
     if (width * height > limit) throw reject("too_many_pixels", rejectMessages.too_many_pixels(limit));
     try {
+      // An eXIf/EXIF orientation is kept as a one-tag EXIF in the JPEG, as for JPEG uploads (orientation.ts).
+      const orientation = imageOrientation(detected.mime, bytes);
       const out = await transcodeToJpeg(detected.mime, bytes);
-      bytes = out.bytes;
-      width = out.width;
-      height = out.height;
+      bytes = withOrientationExif(out.bytes, orientation);
+      [width, height] = swapsAxes(orientation) ? [out.height, out.width] : [out.width, out.height];
     } catch (err) {
       if (err instanceof InvalidImageError) throw reject("invalid_image", rejectMessages.invalid_image());
       throw err;

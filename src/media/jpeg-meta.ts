@@ -78,8 +78,14 @@ const isExif = (b: Uint8Array, s: Segment) =>
 
 /** Orientation from an EXIF APP1 segment (TIFF header, IFD0, tag 0x0112); 1 when absent or malformed. */
 function exifOrientation(b: Uint8Array, s: Segment): number {
-  const tiff = s.start + 10;
-  const end = s.end;
+  return tiffOrientation(b, s.start + 10, s.end);
+}
+
+/**
+ * The Orientation tag (IFD0, 0x0112) of the TIFF structure at `b[tiff..end)` — an EXIF block's payload, as in a
+ * JPEG APP1 after "Exif\0\0", a PNG eXIf chunk or a WebP EXIF chunk; 1 when absent or malformed.
+ */
+export function tiffOrientation(b: Uint8Array, tiff: number, end: number): number {
   if (tiff + 8 > end) return 1;
   const little = b[tiff] === 0x49 && b[tiff + 1] === 0x49;
   if (!little && !(b[tiff] === 0x4d && b[tiff + 1] === 0x4d)) return 1;
@@ -201,5 +207,21 @@ export function stripJpegMetadata(b: Uint8Array): Uint8Array | null {
     out.set(p, at);
     at += p.length;
   }
+  return out;
+}
+
+/**
+ * `jpeg` (as our encoder writes it: no EXIF) with a one-tag EXIF block saying `orientation`, after JFIF: how a PNG
+ * or WebP that says it must be turned keeps that when it is stored as JPEG, the same way a JPEG upload does.
+ */
+export function withOrientationExif(jpeg: Uint8Array, orientation: number): Uint8Array {
+  if (orientation <= 1 || orientation > 8) return jpeg;
+  const segs = segments(jpeg)?.segments ?? [];
+  const at = segs[0]?.marker === 0xe0 ? (segs[0] as Segment).end : 2;
+  const exif = orientationExif(orientation);
+  const out = new Uint8Array(jpeg.length + exif.length);
+  out.set(jpeg.subarray(0, at), 0);
+  out.set(exif, at);
+  out.set(jpeg.subarray(at), at + exif.length);
   return out;
 }
