@@ -119,14 +119,28 @@ for (const [i, [name, make]] of CASES.entries()) {
   try {
     const peak = watchMemory(findWorkerds(worker.pid));
     const res = await fetch(`${worker.base}/ingest`, { method: "POST", body });
-    const out = await res.json();
+    const text = await res.text();
+    let out;
+    try {
+      out = JSON.parse(text);
+    } catch {
+      // Not the bench Worker's answer (it answers JSON for everything): wrangler's own page, e.g. the Worker was
+      // reloaded mid-request because a source file changed. Shown as it is, never taken for a result.
+      const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1] ?? text.slice(0, 80);
+      throw new Error(`HTTP ${res.status}, not JSON: ${title}; worker log: ${worker.lines.slice(-3).join(" / ")}`);
+    }
     const rss = peak().growthMb;
     worst = Math.max(worst, rss);
     const heap = Object.entries(out.heap ?? {})
       .map(([k, v]) => `${k} ${(v / MB).toFixed(1)}`)
       .join(", ");
     const total = Object.values(out.heap ?? {}).reduce((a, b) => a + b, 0) / MB;
-    const result = out.status === "stored" ? `stored, SOF ${out.sof?.width} × ${out.sof?.height}` : `422 ${out.reason}`;
+    const result =
+      out.status === "stored"
+        ? `stored, SOF ${out.sof?.width} × ${out.sof?.height}`
+        : out.status === "422"
+          ? `422 ${out.reason}`
+          : `**${out.status}: ${out.message}**`;
     line = `| ${name} | ${(body.length / 1024).toFixed(0)} KB | ${result} | ${total.toFixed(1)} (${heap || "none"}) | ${rss.toFixed(0)} |`;
   } catch (err) {
     line = `| ${name} | ${(body.length / 1024).toFixed(0)} KB | failed: ${String(err.message).slice(0, 80)} | | |`;

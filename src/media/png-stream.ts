@@ -281,25 +281,22 @@ class Scanlines {
 export const INFLATE_SLICE_BYTES = 4096;
 
 function inflate(p: Parsed) {
-  let chunk = 0;
-  let offset = 0;
-  const compressed = new ReadableStream<Uint8Array>(
-    {
-      pull(controller) {
-        while (chunk < p.idat.length && offset >= (p.idat[chunk] as Uint8Array).length) {
-          chunk++;
-          offset = 0;
-        }
-        if (chunk >= p.idat.length) return controller.close();
-        const data = p.idat[chunk] as Uint8Array;
-        controller.enqueue(data.slice(offset, offset + INFLATE_SLICE_BYTES));
-        offset += INFLATE_SLICE_BYTES;
-      },
-    },
-    { highWaterMark: 0 },
-  );
-  const stream = compressed.pipeThrough(new DecompressionStream("deflate"));
-  return { reader: stream.getReader(), state: { rest: new Uint8Array(0) } };
+  // Fed by hand rather than piped, so every promise of the inflater's writable is ours to handle: it refuses to
+  // close on a stream that ends early (a truncated PNG) and errors when the reader is cancelled mid-file, and a
+  // pipe left those rejections unhandled (an uncaught exception in the isolate on every such file). Each write
+  // waits until the inflater has taken the slice (backpressure: input is fed only as rows are read).
+  const inflater = new DecompressionStream("deflate");
+  const writer = inflater.writable.getWriter();
+  writer.closed.catch(() => {});
+  (async () => {
+    for (const data of p.idat)
+      for (let offset = 0; offset < data.length; offset += INFLATE_SLICE_BYTES) {
+        await writer.ready;
+        await writer.write(data.slice(offset, offset + INFLATE_SLICE_BYTES));
+      }
+    await writer.close();
+  })().catch(() => {}); // the reader sees the same failure (or was cancelled)
+  return { reader: inflater.readable.getReader(), state: { rest: new Uint8Array(0) } };
 }
 
 /** A row reader over a complete PNG file (interlaced or not). Throws PngFormatError on bad data. */

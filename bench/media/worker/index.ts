@@ -12,6 +12,7 @@ import { fitImage } from "../../../src/media/fit-image";
 import { ingestMedia, MediaRejectedError } from "../../../src/media/ingest";
 import { jpegInfo } from "../../../src/media/jpeg-meta";
 import { transcodeToJpeg } from "../../../src/media/transcode";
+import { codecInstantiations } from "../../../src/media/wasm-codec";
 
 let last: Uint8Array | null = null;
 const bucket = {
@@ -50,7 +51,8 @@ export default {
       } catch (err) {
         if (err instanceof MediaRejectedError)
           return Response.json({ status: "422", reason: err.reason, message: err.message, heap: wasmHeapBytes() });
-        throw err;
+        // Anything else is what the API would answer 500 for: reported as such, never as wrangler's error page.
+        return Response.json({ status: "500", message: String(err), heap: wasmHeapBytes() }, { status: 500 });
       }
     }
     const body = new Uint8Array(await request.arrayBuffer());
@@ -58,7 +60,13 @@ export default {
     const mime = url.searchParams.get("mime") ?? "image/png";
     if (url.pathname === "/fit") {
       const out = await fitImage(body, mime, JSON.parse(url.searchParams.get("spec") ?? "{}"));
-      return Response.json({ bytes: out.bytes.length, width: out.width, height: out.height, heap: wasmHeapBytes() });
+      return Response.json({
+        bytes: out.bytes.length,
+        width: out.width,
+        height: out.height,
+        heap: wasmHeapBytes(),
+        instances: codecInstantiations(),
+      });
     }
     const out = await transcodeToJpeg(mime as "image/png" | "image/webp", body);
     if (url.searchParams.get("return") === "jpeg")
