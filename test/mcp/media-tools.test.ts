@@ -1,9 +1,9 @@
 import { exports } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { makePng, mediaForm } from "../media/fixtures";
+import { GIF_1X1, makePng, mediaForm } from "../media/fixtures";
 import { connectAccount } from "../routes/posts-fixtures";
 import { fakeOrigin } from "../support/fake-fetch";
-import { createTestWorkspace, ISO_OFFSET, UUID } from "../support/harness";
+import { call, createTestWorkspace, ISO_OFFSET, UUID } from "../support/harness";
 import { callTool, connectMcp } from "../support/mcp-client";
 
 const cleanups: (() => void)[] = [];
@@ -115,6 +115,52 @@ describe("MCP tool server: the agent upload flow", () => {
       message: "No enabled platform on this post accepts this media type.",
       errors: { media: ["No enabled platform on this post accepts this media type."] },
     });
+    await client.close();
+  });
+
+  it("attaching a signed upload runs the direct upload's per-file media rules (issue 16), keeping the asset", async () => {
+    const ws = await createTestWorkspace();
+    const threads = await connectAccount(ws, "threads");
+    const x = await connectAccount(ws, "x");
+    const client = await connectMcp(ws.key);
+    const post = await callTool(client, "create-post-tool", {
+      content: "A GIF",
+      platforms: [{ social_account_id: threads.id, content_type: "threads_post" }],
+    });
+    const upload = await callTool(client, "request-media-upload-tool");
+    const res = await exports.default.fetch(
+      new Request(upload.upload_url, { method: "POST", body: mediaForm(GIF_1X1, "party.gif", "image/gif") }),
+    );
+    expect(res.status).toBe(201);
+    const refused = await client.callTool({
+      name: "attach-media-from-upload-tool",
+      arguments: { post_id: post.id, upload_token: upload.upload_token },
+    });
+    expect(refused.isError).toBe(true);
+    const expected = {
+      message: "Threads: Post does not accept GIF images (party.gif).",
+      errors: { media: ["Threads: Post does not accept GIF images (party.gif)."] },
+    };
+    expect(refused.structuredContent).toEqual(expected);
+    // Exactly what the direct upload answers for the same file on the same post.
+    const direct = await call("POST", `/api/posts/${post.id}/media`, {
+      key: ws.key,
+      rawBody: mediaForm(GIF_1X1, "party.gif", "image/gif"),
+    });
+    expect({ status: direct.status, body: direct.body }).toEqual({ status: 422, body: expected });
+    expect((await ws.api("GET", `/api/posts/${post.id}`)).body.media).toEqual([]);
+    // The upload is still there for a post that can take it (X takes a GIF).
+    const other = await callTool(client, "create-post-tool", {
+      content: "On X",
+      platforms: [{ social_account_id: x.id, content_type: "x_post" }],
+    });
+    const attached = await callTool(client, "attach-media-from-upload-tool", {
+      post_id: other.id,
+      upload_token: upload.upload_token,
+    });
+    expect(attached.post.media).toEqual([
+      expect.objectContaining({ mime_type: "image/gif", original_filename: "party.gif" }),
+    ]);
     await client.close();
   });
 

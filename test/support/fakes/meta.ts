@@ -1,5 +1,6 @@
 import { fakeOrigin } from "../fake-fetch";
 import { LongLivedTokens } from "./long-lived-tokens";
+import { PULL_LIMITS, type PullRefusal, pulledImageRefusal } from "./pulled-media";
 import { TokenClock } from "./token-clock";
 
 /**
@@ -212,6 +213,34 @@ export function params(call: RecordedCall): Record<string, unknown> {
 }
 
 const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : String(v));
+/** Instagram's answers for an image it downloaded and refuses (reference: Instagram Graph API error codes). */
+function instagramImageRefused(why: PullRefusal): Response {
+  if (why === "size")
+    return graphErrorResponse(400, {
+      message: "The image size is too large.",
+      code: 36000,
+      error_subcode: 2207004,
+      error_user_title: "Image size too large",
+      error_user_msg: "The image is too large to download. It should be less than 8 MiB.",
+    });
+  if (why === "aspect")
+    return graphErrorResponse(400, {
+      message: "The aspect ratio is not supported.",
+      code: 36003,
+      error_subcode: 2207009,
+      error_user_title: "Aspect ratio not supported",
+      error_user_msg:
+        "The submitted image with aspect ratio cannot be published. Please submit an image with a valid aspect ratio.",
+    });
+  return graphErrorResponse(400, {
+    message: "(#9004) Only photo or video can be accepted as media type.",
+    code: 9004,
+    error_subcode: 2207005,
+    error_user_title: "Unsupported format",
+    error_user_msg: "The image format is not supported. Only JPEG images are supported.",
+  });
+}
+
 const isHttps = (v: unknown): boolean => typeof v === "string" && v.startsWith("https://");
 
 interface Container {
@@ -444,7 +473,7 @@ export class MetaGraphFake {
 
   // --- Instagram ---------------------------------------------------------------------------------------------
 
-  private createContainer(owner: string, p: Record<string, unknown>): Response {
+  private async createContainer(owner: string, p: Record<string, unknown>): Promise<Response> {
     const caption = str(p.caption) ?? "";
     if ([...caption].length > 2200) {
       return graphErrorResponse(400, {
@@ -496,6 +525,12 @@ export class MetaGraphFake {
           error_user_msg: "The image format is not supported. Only JPEG images are supported.",
         });
       }
+      // Instagram downloads the image and checks it (issue 16): the fitted variant must be what it gets.
+      const refused = await pulledImageRefusal(
+        p.image_url,
+        mediaType === "STORIES" ? PULL_LIMITS.instagramStory : PULL_LIMITS.instagram,
+      );
+      if (refused) return instagramImageRefused(refused);
     }
     const id = this.id(17_895);
     const failing = this.processingError;
@@ -617,8 +652,12 @@ export class MetaGraphFake {
     return graphJson(out);
   }
 
-  private photo(page: string, p: Record<string, unknown>): Response {
+  private async photo(page: string, p: Record<string, unknown>): Promise<Response> {
     if (!isHttps(p.url)) return graphErrorResponse(400, { message: "(#324) Requires upload file", code: 324 });
+    const refused = await pulledImageRefusal(p.url, PULL_LIMITS.facebook);
+    if (refused === "size")
+      return graphErrorResponse(400, { message: "(#100) Image size exceeds the 4MB limit.", code: 100 });
+    if (refused) return graphErrorResponse(400, { message: "(#324) Missing or invalid image file", code: 324 });
     const published = !(p.published === false || p.published === "false");
     const id = this.id(122_100);
     this.objects.set(id, { kind: "photo", id, page, published, url: String(p.url) });

@@ -1,5 +1,6 @@
 import { fakeOrigin } from "../fake-fetch";
 import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+import { PULL_LIMITS, pulledImageRefusal } from "./pulled-media";
 import { DAY_MS, TokenClock } from "./token-clock";
 
 /**
@@ -90,7 +91,7 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     return auth.startsWith("Bearer ") && accessTokens.has(auth.slice(7)) && !clock.expired(auth.slice(7));
   }
 
-  function createPin(body: any): Response {
+  async function createPin(body: any): Promise<Response> {
     if (!body || typeof body.board_id !== "string") return invalid("Invalid parameters. board_id is required.");
     if (!opts.boards.includes(body.board_id)) return pinterestErrorResponse(404, 40, "Board not found.");
     const limits: [string, number][] = [
@@ -107,14 +108,22 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     const src = body.media_source ?? {};
     let mediaType: string;
     const isMediaUrl = (u: unknown) => typeof u === "string" && u.startsWith("https://media.test/");
+    // Pinterest downloads the images and checks them (issue 16): 20 MB, JPEG/PNG/WebP/GIF.
+    const tooBig = async (urls: unknown[]) => {
+      for (const u of urls) if (await pulledImageRefusal(u, PULL_LIMITS.pinterest)) return true;
+      return false;
+    };
     if (src.source_type === "image_url") {
       if (!isMediaUrl(src.url)) return invalid("Sorry, we could not fetch the image.");
+      if (await tooBig([src.url])) return invalid("Sorry, this image is too large or not a supported type.");
       mediaType = "image";
     } else if (src.source_type === "multiple_image_urls") {
       if (!Array.isArray(src.items) || src.items.length < 2 || src.items.length > 5) {
         return invalid("Invalid parameters. Carousel Pins need 2 to 5 images.");
       }
       if (!src.items.every((i: any) => isMediaUrl(i?.url))) return invalid("Sorry, we could not fetch the image.");
+      if (await tooBig(src.items.map((i: any) => i.url)))
+        return invalid("Sorry, this image is too large or not a supported type.");
       mediaType = "multiple_images";
     } else if (src.source_type === "video_id") {
       const m = media.get(src.media_id);

@@ -13,6 +13,7 @@ import {
   takeOverride,
   tokenOf,
 } from "./meta";
+import { PULL_LIMITS, pulledImageRefusal } from "./pulled-media";
 
 /**
  * A fake Threads Graph host (platforms.md §7) on `https://threads.fake`: containers (`POST /v1.0/{user}/threads`)
@@ -119,7 +120,7 @@ export class ThreadsFake {
     return [...this.media.entries()].map(([id, m]) => ({ id, text: m.text, repliedTo: m.repliedTo, root: m.root }));
   }
 
-  private create(owner: string, p: Record<string, unknown>): Response {
+  private async create(owner: string, p: Record<string, unknown>): Promise<Response> {
     const type = String(p.media_type ?? "");
     // A reply names a published post; one that does not exist (or was deleted) fails at container creation.
     if (p.reply_to_id !== undefined && !this.media.has(String(p.reply_to_id))) {
@@ -169,6 +170,21 @@ export class ThreadsFake {
           type: "THApiException",
           code: 100,
         });
+      }
+      if (type === "IMAGE") {
+        // Threads downloads the image and checks it (issue 16).
+        const refused = await pulledImageRefusal(url, PULL_LIMITS.threads);
+        if (refused)
+          return graphErrorResponse(400, {
+            message:
+              refused === "size"
+                ? "The image exceeds the 8 MB size limit."
+                : refused === "aspect"
+                  ? "The image's aspect ratio is not supported (at most 10:1)."
+                  : "The image format is not supported (JPEG or PNG).",
+            type: "THApiException",
+            code: 100,
+          });
       }
       pendingPolls = this.mediaPolls;
     } else if (type === "CAROUSEL") {

@@ -1,6 +1,7 @@
 import { concatBytes } from "../../../src/media/byte-source";
 import { fakeOrigin } from "../fake-fetch";
 import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
+import { PULL_LIMITS, pulledImageRefusal } from "./pulled-media";
 import { DAY_MS, HOUR_MS, TokenClock } from "./token-clock";
 
 /**
@@ -314,6 +315,10 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
       if (images.some((u: unknown) => typeof u !== "string" || !u.startsWith("https://media.test/"))) {
         return tiktokErrorResponse(403, "url_ownership_unverified", "Please verify the ownership of the URL prefix.");
       }
+      // TikTok downloads the photos and checks them (issue 16): JPEG or WebP, at most 1080p, 20 MB.
+      for (const u of images)
+        if (await pulledImageRefusal(u, PULL_LIMITS.tiktok))
+          return tiktokErrorResponse(400, "invalid_params", "Photo must be JPEG or WebP, at most 1080p and 20 MB.");
       if ((body.post_info?.title ?? "").length > 90 || (body.post_info?.description ?? "").length > 4000) {
         return tiktokErrorResponse(400, "invalid_params", "Title or description too long.");
       }
