@@ -304,6 +304,57 @@ describe("threads and first comments in the publish job", () => {
     expect(row.first_comment).toEqual(comment("First!", "id-2"));
   });
 
+  it("a row timed out part-way: its live items cannot be edited; an edited pending item goes out with its new text", async () => {
+    const ws = await createTestWorkspace();
+    const post = await threadsPost(ws, {
+      thread: [{ content: "one" }, { content: "two" }, { content: "three" }],
+      firstComment: "comment",
+    });
+    const rowId = post.rowIds[0]!;
+    net.faults.set(`${rowId}:t3`, ["transient"]);
+    expect((await deliver(post.messages, { attempts: 1 })).retryMessages.length).toBe(1);
+    // The retry never comes: the sweeper fails the row and the post (its post and items 1–2 are live).
+    await env.DB.batch([
+      env.DB.prepare(
+        "UPDATE post_platforms SET status = 'failed', error_message = 'Publishing timed out.' WHERE id = ?",
+      ).bind(rowId),
+      env.DB.prepare("UPDATE posts SET status = 'failed' WHERE id = ?").bind(post.postId),
+    ]);
+    const refused = await ws.api("PUT", `/api/posts/${post.postId}`, {
+      platforms: [{ id: rowId, thread: [{ content: "one" }, { content: "two, fixed" }] }],
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual({
+      "platforms.0.thread.1": ["Thread item 2 is already published and cannot be changed or removed."],
+    });
+    // Item 3 (not yet out) can change.
+    const edited = await ws.api("PUT", `/api/posts/${post.postId}`, {
+      status: "draft",
+      platforms: [{ id: rowId, thread: [{ content: "one" }, { content: "two" }, { content: "three, fixed" }] }],
+    });
+    expect(edited.status, edited.text).toBe(200);
+    expect(edited.body.platforms[0].thread.map((t: { status: string }) => t.status)).toEqual([
+      "published",
+      "published",
+      "pending",
+    ]);
+    await env.DB.batch([
+      env.DB.prepare("UPDATE post_platforms SET status = 'pending', error_message = NULL WHERE id = ?").bind(rowId),
+      env.DB.prepare("UPDATE posts SET status = 'publishing' WHERE id = ?").bind(post.postId),
+    ]);
+    expect((await deliver(post.messages, { attempts: 1 })).explicitAcks).toEqual(["msg-0"]);
+    expect(net.made.map((m) => [m.key, m.content, m.parent])).toEqual([
+      [rowId, "The post for every network", null],
+      [`${rowId}:t1`, "one", "id-1"],
+      [`${rowId}:t2`, "two", "id-2"],
+      [`${rowId}:t3`, "three, fixed", "id-3"],
+      [`${rowId}:c`, "comment", "id-1"],
+    ]);
+    const row = (await ws.api("GET", `/api/posts/${post.postId}`)).body.platforms[0];
+    expect(row.thread).toEqual([item("one", "id-2"), item("two", "id-3"), item("three, fixed", "id-4")]);
+    expect([row.status, row.platform_post_id, row.first_comment.status]).toEqual(["published", "id-1", "published"]);
+  });
+
   it("a row whose thread item is too long fails before anything is posted", async () => {
     const ws = await createTestWorkspace();
     const post = await threadsPost(ws, { thread: [{ content: "fine" }, { content: "x".repeat(501) }] });

@@ -226,6 +226,7 @@ export async function checkUpdatePost(
       }
       applyRowTexts(bag, refs, prefix, existing.platform, p, plan.row);
       applyRowSignature(bag, prefix, p, plan.row, nextContent, signatureTexts);
+      plan.row.followUps = keptFollowUps(bag, prefix, existing, plan.row);
       return;
     }
     let missing = false;
@@ -399,6 +400,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       content: r.content,
       thread: r.thread,
       firstComment: r.firstComment,
+      followUps: r.followUps,
       updatedAt: now,
     }));
   if (inserted.length) writes.push(insertJsonRows(ctx.db, postPlatforms, inserted));
@@ -587,4 +589,41 @@ function applyRowSignature(
     input.signature_id,
     row.content ?? postContent,
   );
+}
+
+/**
+ * Issue 20: thread items and a first comment already on the network cannot be changed or removed any more (their
+ * keys are fixed, and a retry finds the live one again): 422 naming the item. Results of items that are not live
+ * are dropped when the item changes, so its new text is what gets published.
+ */
+function keptFollowUps(
+  bag: ErrorBag,
+  prefix: string,
+  before: PlatformRow,
+  after: PlatformRow,
+): PlatformRow["followUps"] {
+  const results = before.followUps;
+  if (!results) return null;
+  const kept: NonNullable<PlatformRow["followUps"]> = {};
+  const old = before.thread ?? [];
+  const next = after.thread ?? [];
+  old.forEach((item, i) => {
+    const r = results[`t${i + 1}`];
+    if (!r) return;
+    const now = next[i];
+    const same = now !== undefined && now.content === item.content && now.media.join() === item.media.join();
+    if (same) kept[`t${i + 1}`] = r;
+    else if (r.status === "published") {
+      bag.add(`${prefix}.thread.${i}`, `Thread item ${i + 1} is already published and cannot be changed or removed.`);
+      kept[`t${i + 1}`] = r;
+    }
+  });
+  if (results.c) {
+    if (before.firstComment === after.firstComment) kept.c = results.c;
+    else if (results.c.status === "published") {
+      bag.add(`${prefix}.first_comment`, "The first comment is already published and cannot be changed or removed.");
+      kept.c = results.c;
+    }
+  }
+  return Object.keys(kept).length > 0 ? kept : null;
 }
