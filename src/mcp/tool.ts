@@ -1,16 +1,19 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import type { z } from "zod";
+import { z } from "zod";
 import type { WorkspaceContext } from "../context";
 import { AppError } from "../lib/errors";
 import { errorFields, log } from "../lib/logger";
+import { parseOrThrow } from "../lib/validation";
 import { type ApiKeyScope, scopeAllows, scopeForbidden } from "../services/api-keys/scopes";
 
 /**
  * One tool = name, description, described input fields, annotations and a `run` that calls the same service
  * verbs as REST. Registered through `registerTools` only, so error rendering, workspace scoping and the API key's
  * scope check cannot be skipped: service errors (AppError) become tool errors with their message and field errors; anything else is a
- * logged "Server error." tool error — never a protocol crash.
+ * logged "Server error." tool error — never a protocol crash. Inputs are validated here too, with the REST rules and
+ * wording: a bad input (a missing field, an array past its bound) is a tool error `{message, errors.<field>}` like the
+ * REST 422 (docs/limits.md), not the SDK's own "Input validation error" text.
  */
 export interface ToolDefinition<Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
@@ -44,8 +47,20 @@ function toolResult(value: unknown): CallToolResult {
 export const toolScope = (tool: ToolDefinition): ApiKeyScope =>
   tool.scope ?? (tool.annotations.readOnlyHint ? "read" : "full");
 
+/**
+ * Turns off the SDK's own check of tool inputs, which answers a bare text error; `registerTools` validates each
+ * input itself against the same schema. The schema still goes out in `tools/list`. Covered by test/mcp/bounds.test.ts
+ * (an SDK that renamed this hook would answer its own error shape there).
+ */
+function validateInputsInTools(server: McpServer): void {
+  (server as unknown as { validateToolInput: (tool: unknown, args: unknown) => Promise<unknown> }).validateToolInput =
+    async (_tool, args) => args ?? {};
+}
+
 export function registerTools(server: McpServer, ctx: WorkspaceContext, tools: ToolDefinition[]): void {
+  validateInputsInTools(server);
   for (const tool of tools) {
+    const schema = z.object(tool.input);
     server.registerTool(
       tool.name,
       {
@@ -58,7 +73,7 @@ export function registerTools(server: McpServer, ctx: WorkspaceContext, tools: T
         const need = toolScope(tool);
         if (!scopeAllows(ctx.apiKeyScope, need)) return toolError(scopeForbidden(ctx.apiKeyScope, need).message);
         try {
-          return toolResult(await tool.run(ctx, input as never));
+          return toolResult(await tool.run(ctx, parseOrThrow(schema, input) as never));
         } catch (err) {
           if (err instanceof AppError) return toolError(err.message, err.errors);
           log("error", "mcp_tool_error", { request_id: ctx.requestId, tool: tool.name, ...errorFields(err) });
