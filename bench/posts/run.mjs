@@ -97,6 +97,10 @@ async function timed(row) {
   return { ms, status: res.status, statements: statements === undefined ? null : Number(statements) };
 }
 
+const loadAtStart = (await import("node:os"))
+  .loadavg()
+  .map((l) => l.toFixed(2))
+  .join(" ");
 const state = freshState();
 const appPort = await freePort();
 const vars = {
@@ -200,14 +204,13 @@ try {
     "posts",
     `## Posts at the bounds: statements and latency (issue 15)
 
-Command: \`node bench/posts/run.mjs\` (part of \`npm run bench\`) · ${today()} · ${machine()} · load average at the
-end ${load}. \`wrangler dev\` on 127.0.0.1, local D1, local trace store off. Sequential requests (one connection),
+Command: \`node bench/posts/run.mjs\` (part of \`npm run bench\`) · ${today()} · ${machine()} · load average (1/5/15 min) at
+the start ${loadAtStart}, at the end ${load} (a shared 2-core VM: compare the ratios, not the absolute times). \`wrangler dev\` on 127.0.0.1, local D1, local trace store off. Sequential requests (one connection),
 ${ROUNDS} rounds × ${PER_ROUND} requests per row, the rows interleaved in each round so the bare Worker and the routes
 share the machine's drifts; percentiles over all rounds. The writer workspace has ${TARGETS_MAX} accounts over the
 twelve platforms; every POST creates a draft there. The listed workspace holds ${POSTS.toLocaleString("en")} posts × 3
 platform rows, seeded with \`wrangler d1 execute\`. D1 statements per request from the \`Server-Timing\` header
-(outside production); the list's count is that of a page this isolate has rendered before (its first read costs the
-full statement, docs/limits.md).
+(outside production).
 
 | route | D1 statements | p50 ms | p90 ms | p50 / bare Worker | errors |
 |---|---|---|---|---|---|
