@@ -1,5 +1,5 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { dispatchWebhookEvents } from "../../src/services/webhooks/dispatch";
 import { dataEvent } from "../../src/services/webhooks/outbox";
 import { createTestWorkspace, ISO_OFFSET, type TestWorkspace } from "../support/harness";
@@ -97,6 +97,48 @@ describe("delivery attempts", () => {
       status: "pending",
       response_status: 302,
       error: "The endpoint answered 302.",
+    });
+    expect(retries.sent.map((s) => s.delaySeconds)).toEqual([5]);
+  });
+
+  it("gives an endpoint 10 seconds to answer, then records a timeout and retries", async () => {
+    const ws = await createTestWorkspace();
+    let reached!: () => void;
+    const called = new Promise<void>((r) => {
+      reached = r;
+    });
+    // An endpoint that accepts the request and never answers (until the sender gives up and aborts).
+    const hook = receiver(
+      (req) =>
+        new Promise<Response>((_, reject) => {
+          req.signal.addEventListener("abort", () => reject(req.signal.reason));
+          reached();
+        }),
+    );
+    const { id } = await createEndpoint(ws, hook.url, ["media.uploaded"]);
+    const { sent } = await recordAndDispatch(ws);
+    const retries = recordingQueue();
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      let settled = false;
+      const delivery = deliverWebhookMessages([sent[0]!.body], retries.queue).finally(() => {
+        settled = true;
+      });
+      await called;
+      await vi.advanceTimersByTimeAsync(9_999);
+      expect(settled).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      vi.useRealTimers();
+      await delivery;
+    } finally {
+      vi.useRealTimers();
+    }
+    expect((await readDeliveries(id))[0]).toMatchObject({
+      status: "pending",
+      attempts: 1,
+      response_status: null,
+      response_excerpt: null,
+      error: "No answer within 10 seconds.",
     });
     expect(retries.sent.map((s) => s.delaySeconds)).toEqual([5]);
   });
