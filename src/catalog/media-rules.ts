@@ -1,4 +1,4 @@
-import { type ImageRules, type MediaRules, mediaRulesOf, type VideoRules } from "./media-specs";
+import { accountMediaRules, type ImageRules, type MediaRules, mediaRulesOf, type VideoRules } from "./media-specs";
 import { contentTypeFitsPlatform, contentTypeSpec, platformSpec } from "./platforms";
 
 /**
@@ -14,6 +14,14 @@ export interface RuleMedia {
   height?: number | null;
   durationSeconds?: number | null;
   originalFilename?: string | null;
+}
+
+/** The byte and pixel limits an account's own server sets (a Mastodon instance's), over the catalog's. */
+export interface AccountMediaLimits {
+  imageMaxBytes?: number;
+  imageMaxPixels?: number;
+  videoMaxBytes?: number;
+  videoMaxPixels?: number;
 }
 
 const MB = 1024 * 1024;
@@ -72,14 +80,18 @@ export function checkMediaRules(
   contentType: string,
   maxMediaCount: number,
   media: readonly RuleMedia[],
+  limits?: AccountMediaLimits,
 ): string[] {
-  const rules = mediaRulesOf(contentType);
+  const rules = accountMediaRules(contentType, limits);
   if (!rules) return [];
   const problems: string[] = [];
   problems.push(...checkMix(what, rules, maxMediaCount, media));
   media.forEach((m, i) => {
     if (m.type === "image") problems.push(...checkImage(what, rules, m, fileName(m, i)));
-    else if (m.type === "video" && rules.video) problems.push(...checkVideo(what, rules.video, m, fileName(m, i)));
+    else if (m.type === "video" && rules.video) {
+      problems.push(...checkVideo(what, rules.video, m, fileName(m, i)));
+      problems.push(...checkVideoPixels(what, limits?.videoMaxPixels, m, fileName(m, i)));
+    }
   });
   return problems;
 }
@@ -97,6 +109,14 @@ export function checkFileRules(platform: string, contentType: string, m: RuleMed
   if (m.type === "image") return checkImage(what, rules, m, name);
   if (m.type === "video" && rules.video) return checkVideo(what, rules.video, m, name);
   return [];
+}
+
+/** A Mastodon instance's `video_matrix_limit` (width × height); videos are never transcoded, so it refuses. */
+function checkVideoPixels(what: string, max: number | undefined, m: RuleMedia, name: string): string[] {
+  if (max === undefined || !known(m.width) || !known(m.height) || m.width * m.height <= max) return [];
+  return [
+    `${what} accepts videos of at most ${max.toLocaleString("en-US")} pixels (width × height); ${name} is ${m.width}×${m.height}.`,
+  ];
 }
 
 function checkMix(what: string, rules: MediaRules, maxMediaCount: number, media: readonly RuleMedia[]): string[] {

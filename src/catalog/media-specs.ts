@@ -295,6 +295,31 @@ export const mediaRulesOf = (contentType: string): MediaRules | undefined =>
   (MEDIA_RULES as Record<string, MediaRules>)[contentType];
 
 /**
+ * A content type's rules for one account: the byte and pixel limits its own server reports (a Mastodon instance's
+ * `configuration.media_attachments`, stored on the account) replace the catalog's defaults; everything else is the
+ * catalog's. `GET /api/content-types` keeps showing the defaults (it is not per account).
+ */
+export function accountMediaRules(
+  contentType: string,
+  limits?: { imageMaxBytes?: number; imageMaxPixels?: number; videoMaxBytes?: number },
+): MediaRules | undefined {
+  const rules = mediaRulesOf(contentType);
+  if (!rules || !limits) return rules;
+  const { imageMaxBytes, imageMaxPixels, videoMaxBytes } = limits;
+  return {
+    ...rules,
+    image: rules.image && {
+      ...rules.image,
+      max_bytes: imageMaxBytes ?? rules.image.max_bytes,
+      max_pixels: imageMaxPixels ?? rules.image.max_pixels,
+    },
+    // Mastodon's `image_size_limit` covers GIFs too (they are images there).
+    gif: rules.gif && { ...rules.gif, max_bytes: imageMaxBytes ?? rules.gif.max_bytes },
+    video: rules.video && { ...rules.video, max_bytes: videoMaxBytes ?? rules.video.max_bytes },
+  };
+}
+
+/**
  * The catalog as `GET /api/content-types` and the MCP list-content-types-tool return it: each content type gains
  * `media_rules` (an addition, decisions §13); every existing field is unchanged.
  */

@@ -20,10 +20,17 @@ export interface RuleInput {
   limits?: AccountTextLimits;
 }
 
-/** A Mastodon instance's `configuration.statuses` as stored on the account (docs/text-counting.md). */
+/**
+ * A Mastodon instance's `configuration.statuses` (docs/text-counting.md) and `configuration.media_attachments`
+ * byte and pixel limits (docs/media-rules.md) as stored on the account.
+ */
 export interface AccountTextLimits {
   maxContentLength?: number;
   urlLength?: number;
+  imageMaxBytes?: number;
+  imageMaxPixels?: number;
+  videoMaxBytes?: number;
+  videoMaxPixels?: number;
 }
 
 const positiveInt = (v: unknown): number | undefined =>
@@ -31,15 +38,20 @@ const positiveInt = (v: unknown): number | undefined =>
 
 /**
  * The limits stored on an account's `meta` by the Mastodon instance check (`max_characters`,
- * `characters_reserved_per_url`); undefined for other platforms or when never read.
+ * `characters_reserved_per_url`, `image_size_limit`, `image_matrix_limit`, `video_size_limit`,
+ * `video_matrix_limit`); undefined for other platforms or when never read.
  */
 export function accountTextLimits(platform: string, meta: Record<string, unknown> | null | undefined) {
   if (platform !== "mastodon" || !meta) return undefined;
   const limits: AccountTextLimits = {
     maxContentLength: positiveInt(meta.max_characters),
     urlLength: positiveInt(meta.characters_reserved_per_url),
+    imageMaxBytes: positiveInt(meta.image_size_limit),
+    imageMaxPixels: positiveInt(meta.image_matrix_limit),
+    videoMaxBytes: positiveInt(meta.video_size_limit),
+    videoMaxPixels: positiveInt(meta.video_matrix_limit),
   };
-  return limits.maxContentLength || limits.urlLength ? limits : undefined;
+  return Object.values(limits).some((v) => v !== undefined) ? limits : undefined;
 }
 
 const maxLength = (input: RuleInput) =>
@@ -140,7 +152,7 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
       message: `${what} accepts only ${kindList(type.allowed_media_types)} media (${kindList(refused)} attached).`,
     });
   }
-  for (const message of checkMediaRules(what, type.value, type.max_media_count, input.media)) {
+  for (const message of checkMediaRules(what, type.value, type.max_media_count, input.media, input.limits)) {
     problems.push({ field: "media", message });
   }
   return problems;

@@ -1,4 +1,5 @@
-import { mediaRulesOf } from "../catalog/media-specs";
+import type { AccountMediaLimits } from "../catalog/media-rules";
+import { accountMediaRules } from "../catalog/media-specs";
 import { platformSpec } from "../catalog/platforms";
 import type { ServiceContext } from "../context";
 import { mediaPublicUrl } from "../lib/media-url";
@@ -17,8 +18,10 @@ export async function fitMediaForRow(
   platform: string,
   contentType: string,
   items: AdapterMedia[],
+  /** The account's own server's limits (a Mastodon instance's), over the catalog's. */
+  limits?: AccountMediaLimits,
 ): Promise<AdapterMedia[]> {
-  const rules = mediaRulesOf(contentType)?.image;
+  const rules = accountMediaRules(contentType, limits)?.image;
   if (!rules) return items;
   const out: AdapterMedia[] = [];
   for (const m of items) {

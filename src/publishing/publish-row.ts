@@ -160,8 +160,10 @@ async function publishClaimed(
   const accountMeta =
     row.platform === "mastodon" ? await refreshMastodonLimits(ctx, accountRow) : (accountRow.meta ?? {});
   checkRules(row, post.content, items, meta, accountMeta, threadMedia);
-  // Images over the network's limits go out as their fitted variants (issue 16); the original never changes.
-  const sent = await fitMediaForRow(ctx, row.platform, row.contentType, items).catch((err: unknown) => {
+  // Images over the network's limits (a Mastodon instance's own, when read) go out as their fitted variants
+  // (issue 16); the original never changes.
+  const accountLimits = accountTextLimits(row.platform, accountMeta);
+  const sent = await fitMediaForRow(ctx, row.platform, row.contentType, items, accountLimits).catch((err: unknown) => {
     throw err instanceof VariantError ? new RowFailure(err.message) : err;
   });
 
@@ -219,6 +221,7 @@ async function publishClaimed(
               row.platform,
               row.contentType,
               ids.flatMap((id) => threadMedia.get(id) ?? []),
+              accountLimits,
             ).catch((err: unknown) => {
               throw err instanceof VariantError ? new RowFailure(err.message) : err;
             }),

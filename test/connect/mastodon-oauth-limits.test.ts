@@ -55,12 +55,18 @@ describe("Mastodon OAuth connect: the instance's limits", () => {
     const masto = new FakeMastodon();
     masto.maxCharacters = 1000;
     masto.charactersReservedPerUrl = 30;
+    masto.imageSizeLimit = 2 * 1024 * 1024;
+    masto.videoSizeLimit = 5 * 1024 * 1024;
     const ws = await createTestWorkspace();
     const id = await connectWithOAuth(ws, masto);
     expect(await accountMeta(id)).toEqual({
       instance: MASTODON,
       max_characters: 1000,
       characters_reserved_per_url: 30,
+      image_size_limit: 2 * 1024 * 1024,
+      image_matrix_limit: 33_177_600,
+      video_size_limit: 5 * 1024 * 1024,
+      video_matrix_limit: 8_294_400,
       instance_checked_at: expect.any(Number),
     });
     expect(masto.count("GET /api/v2/instance")).toBe(1);

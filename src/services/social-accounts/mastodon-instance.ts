@@ -8,9 +8,10 @@ import { guardedFetch, type OutboundPolicy, readGuardedJson } from "../../lib/ou
 /**
  * A Mastodon account's character limit is its instance's (`GET /api/v2/instance` →
  * `configuration.statuses.max_characters`, and `characters_reserved_per_url` for each link; Mastodon docs,
- * "instance" methods and the Instance entity). Read when the account connects, stored on the account's `meta`
- * (`max_characters`, `characters_reserved_per_url`, `instance_checked_at`), and read again at publish time once a
- * day old. Public, unauthenticated; the instance is the client's choice, so the call goes through the outbound
+ * "instance" methods and the Instance entity), and so are its media limits (`configuration.media_attachments` →
+ * `image_size_limit`, `image_matrix_limit`, `video_size_limit`, `video_matrix_limit`). Read when the account
+ * connects, stored on the account's `meta` under those names (with `instance_checked_at`), and read again at publish
+ * time once a day old. Public, unauthenticated; the instance is the client's choice, so the call goes through the outbound
  * guard. Any failure leaves the stored (or default 500 / 23) limits: a limit that could not be read never blocks.
  */
 export const INSTANCE_LIMITS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
@@ -20,7 +21,14 @@ const MAX_BYTES = 512 * 1024;
 export interface MastodonLimits {
   max_characters: number;
   characters_reserved_per_url: number;
+  /** `configuration.media_attachments` (bytes, and width × height), when the instance says them. */
+  image_size_limit?: number;
+  image_matrix_limit?: number;
+  video_size_limit?: number;
+  video_matrix_limit?: number;
 }
+
+const MEDIA_LIMIT_KEYS = ["image_size_limit", "image_matrix_limit", "video_size_limit", "video_matrix_limit"] as const;
 
 const positiveInt = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
 
@@ -36,14 +44,23 @@ export async function fetchMastodonLimits(
       { ...policy, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_BYTES, fetcher },
     );
     if (!res.ok) return null;
-    const body = await readGuardedJson<{ configuration?: { statuses?: Record<string, unknown> } }>(res);
+    const body = await readGuardedJson<{
+      configuration?: { statuses?: Record<string, unknown>; media_attachments?: Record<string, unknown> };
+    }>(res);
     const statuses = body?.configuration?.statuses;
     const max = positiveInt(statuses?.max_characters);
     if (!max) return null;
-    return {
+    const limits: MastodonLimits = {
       max_characters: max,
       characters_reserved_per_url: positiveInt(statuses?.characters_reserved_per_url) ?? 23,
     };
+    // Media limits missing or malformed: the catalog's defaults apply (src/catalog/media-specs.ts).
+    const media = body?.configuration?.media_attachments;
+    for (const key of MEDIA_LIMIT_KEYS) {
+      const v = positiveInt(media?.[key]);
+      if (v) limits[key] = v;
+    }
+    return limits;
   } catch (err) {
     log("warn", "mastodon_instance_unreadable", { instance, reason: err instanceof Error ? err.message : String(err) });
     return null;

@@ -39,6 +39,11 @@ export class FakeMastodon extends ScriptedFake {
   /** The instance's `configuration.statuses` (GET /api/v2/instance); the status limit follows it. */
   maxCharacters = 500;
   charactersReservedPerUrl = 23;
+  /** The instance's `configuration.media_attachments` (Mastodon's defaults); uploads over them are refused. */
+  imageSizeLimit = 16 * 1024 * 1024;
+  imageMatrixLimit = 33_177_600;
+  videoSizeLimit = 99 * 1024 * 1024;
+  videoMatrixLimit = 8_294_400;
   /** GET /api/v1/media/:id answers 206 this many times for a video before 200. */
   videoProcessingPolls = 2;
   private nextId = 110000000000000000n;
@@ -134,6 +139,22 @@ export class FakeMastodon extends ScriptedFake {
             max_media_attachments: 4,
             characters_reserved_per_url: this.charactersReservedPerUrl,
           },
+          media_attachments: {
+            supported_mime_types: [
+              "image/jpeg",
+              "image/png",
+              "image/gif",
+              "image/webp",
+              "video/mp4",
+              "video/quicktime",
+            ],
+            description_limit: 1500,
+            image_size_limit: this.imageSizeLimit,
+            image_matrix_limit: this.imageMatrixLimit,
+            video_size_limit: this.videoSizeLimit,
+            video_frame_rate_limit: 120,
+            video_matrix_limit: this.videoMatrixLimit,
+          },
         },
       });
     }
@@ -154,10 +175,11 @@ export class FakeMastodon extends ScriptedFake {
       const file = form.get("file");
       if (!(file instanceof File)) return this.respond(422, { error: "Validation failed: File can't be blank" });
       const type = file.type.startsWith("video/") ? "video" : "image";
-      // Mastodon's defaults (MediaAttachment IMAGE_LIMIT / VIDEO_LIMIT): 16 MB images, 99 MB videos.
-      const limitMb = type === "video" ? 99 : 16;
-      if (file.size > limitMb * 1024 * 1024) {
-        return this.respond(422, { error: `Validation failed: File file size must be less than ${limitMb} MB` });
+      // MediaAttachment IMAGE_LIMIT / VIDEO_LIMIT (defaults 16 MB images, 99 MB videos; the instance's own here).
+      const limit = type === "video" ? this.videoSizeLimit : this.imageSizeLimit;
+      if (file.size > limit) {
+        const mb = Math.round(limit / 1024 / 1024);
+        return this.respond(422, { error: `Validation failed: File file size must be less than ${mb} MB` });
       }
       const m: StoredMedia = {
         id: this.id(),
