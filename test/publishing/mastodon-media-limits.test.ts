@@ -41,7 +41,8 @@ async function scheduleWith(ws: TestWorkspace, accountId: string, mediaId: strin
     media: [{ id: mediaId }],
   });
   expect(created.status).toBe(201);
-  return ws.api("PUT", `/api/posts/${created.body.id}`, { status: "scheduled", scheduled_at: future() });
+  const res = await ws.api("PUT", `/api/posts/${created.body.id}`, { status: "scheduled", scheduled_at: future() });
+  return Object.assign(res, { postId: created.body.id as string });
 }
 
 const video = (ws: TestWorkspace, bytes: number, width = 1280, height = 720) =>
@@ -71,6 +72,9 @@ describe("Mastodon: the instance's media limits (issue 16)", () => {
     const over = await scheduleWith(ws, id, await video(ws, 5 * MB + 1));
     const message = "Mastodon: Post accepts videos of at most 5 MB; file.mp4 is 5,242,881 bytes.";
     expect([over.status, over.body]).toEqual([422, { message, errors: { media: [message] } }]);
+    // The preview names the same problem for the row.
+    const preview = await ws.api("GET", `/api/posts/${over.postId}/preview`);
+    expect([preview.status, preview.body.map((r: { problems: string[] }) => r.problems)]).toEqual([200, [[message]]]);
   });
 
   it("a video over the instance's video_matrix_limit is refused at schedule time", async () => {
