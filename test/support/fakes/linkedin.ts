@@ -464,10 +464,14 @@ export class LinkedInFake {
     this.validTokens.add(access);
     // "Day 360 - … your access token and refresh token will both expire in 5 days": never past the refresh token.
     const refreshEnds = this.clock.expiresAt(p.refresh_token) ?? Number.POSITIVE_INFINITY;
-    this.clock.expireAt(access, Math.min(Date.now() + LinkedInFake.ACCESS_TOKEN_MS, refreshEnds));
+    // One reading of the clock: the answer says the lifetime just given (not a recount a millisecond later, which
+    // would floor to a second less).
+    const issuedAt = Date.now();
+    const accessEnds = Math.min(issuedAt + LinkedInFake.ACCESS_TOKEN_MS, refreshEnds);
+    this.clock.expireAt(access, accessEnds);
     return json({
       access_token: access,
-      expires_in: this.clock.secondsLeft(access)!,
+      expires_in: Math.floor((accessEnds - issuedAt) / 1000),
       refresh_token: p.refresh_token,
       refresh_token_expires_in: this.clock.secondsLeft(p.refresh_token) ?? 31_536_000 - n,
       scope: "openid,profile,w_member_social",
