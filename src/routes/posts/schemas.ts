@@ -26,17 +26,16 @@ const codePoints = (s: string) => {
   return n;
 };
 
-const contentField = z
-  .string()
-  .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
+/** A text field of at most CONTENT_MAX_CHARACTERS code points: the post's content, a row's, a thread item's, a comment. */
+const boundedText = () =>
+  z.string().refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
     message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
-  })
-  .nullable()
-  .optional()
-  .openapi({
-    description:
-      "Post body shared by all platforms; at most 10000 characters (code points). Per-platform caps apply when scheduling and publishing.",
   });
+
+const contentField = boundedText().nullable().optional().openapi({
+  description:
+    "Post body shared by all platforms; at most 10000 characters (code points). Per-platform caps apply when scheduling and publishing.",
+});
 
 const scheduledAtField = z.string().nullable().optional().openapi({
   description:
@@ -61,26 +60,16 @@ const mediaRefs = z
   });
 
 /** Issue 20 (docs/threads.md): a row's own text, its thread and its first comment. */
-const rowContentField = z
-  .string()
-  .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
-    message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
-  })
-  .nullable()
-  .optional()
-  .openapi({
-    description:
-      "This row's own text, replacing the post's `content` on this network; null (or absent) uses the post's content. Checked against the network's rules like the post's content.",
-  });
+const rowContentField = boundedText().nullable().optional().openapi({
+  description:
+    "This row's own text, replacing the post's `content` on this network; null (or absent) uses the post's content. Checked against the network's rules like the post's content.",
+});
 
 const ThreadItemRequest = z
   .object({
-    content: z
-      .string()
-      .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
-        message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
-      })
-      .openapi({ description: "The item's text, checked against the network's limits when scheduled." }),
+    content: boundedText().openapi({
+      description: "The item's text, checked against the network's limits when scheduled.",
+    }),
     media: z
       .array(z.looseObject({ id: z.uuid() }))
       .max(THREAD_ITEM_MEDIA_MAX)
@@ -98,17 +87,10 @@ const threadField = z
     description: `Follow-up items published in order as replies to the row's post (X, Bluesky, Threads, Mastodon); at most ${THREAD_ITEMS_MAX}. On PUT it replaces the row's thread; null or [] removes it.`,
   });
 
-const firstCommentField = z
-  .string()
-  .refine((s) => codePoints(s) <= CONTENT_MAX_CHARACTERS, {
-    message: `The :attribute field must not be greater than ${CONTENT_MAX_CHARACTERS} characters.`,
-  })
-  .nullable()
-  .optional()
-  .openapi({
-    description:
-      "Posted under the published post: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky, Threads and Mastodon. null removes it.",
-  });
+const firstCommentField = boundedText().nullable().optional().openapi({
+  description:
+    "Posted under the published post: a comment on Facebook, Instagram, LinkedIn and YouTube, a reply on X, Bluesky, Threads and Mastodon. null removes it.",
+});
 
 const signatureIdField = z.uuid().optional().openapi({
   description: "A signature of this workspace whose content is appended (after a blank line) to the text.",
