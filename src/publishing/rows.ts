@@ -97,13 +97,7 @@ export async function markRowFailed(ctx: ServiceContext, row: RowRecord, message
       // A failure the job decided ends what was saved: a user's retry of the failed row starts afresh. (Rows the
       // sweeper or the dead-letter consumer fail keep it, so a later retry still resumes from the handle.)
       .set({ status: "failed", errorMessage: message, publishState: null, updatedAt: now })
-      .where(
-        and(
-          eq(postPlatforms.id, row.id),
-          eq(postPlatforms.status, "publishing"),
-          eq(postPlatforms.attempts, row.attempts),
-        ),
-      ),
+      .where(heldByThisDelivery(row)),
     postPlatformEvents(ctx, [row.id], now),
     recomputePostStatus(ctx.db, row.postId, now),
     postSettledEvent(ctx, row.postId),
@@ -113,6 +107,10 @@ export async function markRowFailed(ctx: ServiceContext, row: RowRecord, message
 /** The claim moved on to another delivery: this one must not call the network any more. */
 export class ClaimLost extends Error {}
 
+/** The fence of every write a delivery makes to its row: still `publishing` under this delivery's attempt. */
+export const heldByThisDelivery = (row: RowRecord) =>
+  and(eq(postPlatforms.id, row.id), eq(postPlatforms.status, "publishing"), eq(postPlatforms.attempts, row.attempts));
+
 /**
  * Saves the publish checkpoint before an irreversible platform call, fenced on the claim like every other write.
  * Throws ClaimLost when this delivery no longer holds the row.
@@ -121,13 +119,7 @@ export async function savePublishState(ctx: ServiceContext, row: RowRecord, stat
   const saved = await ctx.db
     .update(postPlatforms)
     .set({ publishState: state, updatedAt: ctx.now() })
-    .where(
-      and(
-        eq(postPlatforms.id, row.id),
-        eq(postPlatforms.status, "publishing"),
-        eq(postPlatforms.attempts, row.attempts),
-      ),
-    )
+    .where(heldByThisDelivery(row))
     .returning({ id: postPlatforms.id });
   if (saved.length === 0) throw new ClaimLost("The row was claimed by another delivery.");
 }
@@ -137,11 +129,5 @@ export async function noteRetry(ctx: ServiceContext, row: RowRecord, message: st
   await ctx.db
     .update(postPlatforms)
     .set({ errorMessage: message, updatedAt: ctx.now() })
-    .where(
-      and(
-        eq(postPlatforms.id, row.id),
-        eq(postPlatforms.status, "publishing"),
-        eq(postPlatforms.attempts, row.attempts),
-      ),
-    );
+    .where(heldByThisDelivery(row));
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { supportsThread } from "../catalog/follow-ups";
 import { platformSpec } from "../catalog/platforms";
 import type { ServiceContext } from "../context";
@@ -15,7 +15,7 @@ import {
   type PublishResult,
 } from "../platforms/types";
 import { PUBLISH_ERRORS, RowFailure } from "./errors";
-import { ClaimLost, type RowRecord } from "./rows";
+import { ClaimLost, heldByThisDelivery, type RowRecord } from "./rows";
 
 /**
  * Issue 20 (docs/threads.md): after a row's main post is on the network, its follow-ups — the thread items in order,
@@ -258,13 +258,7 @@ async function itemCheckpoint(
           followUpState: sql`json_set(coalesce(${postPlatforms.followUpState}, '{}'), ${`$.${key}`}, json(${JSON.stringify({ request, state: next })}))`,
           updatedAt: ctx.now(),
         })
-        .where(
-          and(
-            eq(postPlatforms.id, row.id),
-            eq(postPlatforms.status, "publishing"),
-            eq(postPlatforms.attempts, row.attempts),
-          ),
-        )
+        .where(heldByThisDelivery(row))
         .returning({ id: postPlatforms.id });
       if (saved.length === 0) throw new ClaimLost("The row was claimed by another delivery.");
       state[key] = { request, state: next };
