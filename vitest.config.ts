@@ -1,6 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
+import { StallWatchdog } from "./test/support/stall-watchdog";
 
 export default defineConfig({
   plugins: [
@@ -65,5 +66,11 @@ export default defineConfig({
     setupFiles: ["./test/support/setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // Console calls inside workerd go straight to its output, not through Vitest's onUserConsoleLog RPC: a line
+    // logged from another I/O context (a queue consumer, a waitUntil) during a file's last round trip is parked
+    // by @cloudflare/vitest-pool-workers 0.23 and the run never finishes (cloudflare/workers-sdk#15498, #15719).
+    disableConsoleIntercept: true,
+    // ...and should the run stall for another reason, fail it in minutes naming the file, not at CI's limit.
+    reporters: ["default", new StallWatchdog(Number(process.env.VITEST_STALL_SECONDS ?? 480) * 1000)],
   },
 });

@@ -1,11 +1,15 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { sql } from "drizzle-orm";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createDb } from "../../src/db/client";
-import { errorFields, log } from "../../src/lib/logger";
+import { errorFields, log, setLogLevel } from "../../src/lib/logger";
 
-afterEach(() => vi.restoreAllMocks());
+beforeEach(() => setLogLevel("error"));
+afterEach(() => {
+  vi.restoreAllMocks();
+  setLogLevel("silent");
+});
 
 const SECRET = "v2.abcd1234.sealed-credential-ciphertext";
 const CONTENT = "my unpublished launch announcement";

@@ -2,9 +2,13 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
+import { setLogLevel } from "../../src/lib/logger";
 import { createTestWorkspace } from "../support/harness";
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  setLogLevel("silent");
+});
 
 describe("structured request logs", () => {
   it("writes one JSON line per request with id, route, status and duration — never the key", async () => {
@@ -59,6 +63,7 @@ describe("unexpected errors", () => {
     });
     app.onError(onError);
     const errors: string[] = [];
+    setLogLevel("error"); // test/support/setup.ts silences code called outside the Worker's handlers
     vi.spyOn(console, "error").mockImplementation((line: string) => void errors.push(line));
     const res = await app.fetch(new Request("https://api.test/boom"), env, createExecutionContext());
     expect(res.status).toBe(500);
