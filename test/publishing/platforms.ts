@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from "vitest";
 import { BSKY_PDS, BSKY_VIDEO, FakeBluesky } from "../support/fakes/bluesky";
 import { FakeMastodon, MASTODON } from "../support/fakes/mastodon";
 import { FakeX } from "../support/fakes/x";
@@ -25,6 +26,19 @@ export function installFakes(): Fakes {
       for (const f of off) f();
     },
   };
+}
+
+/**
+ * Fresh fakes for every test of the calling file, installed before each test and removed after it. The object
+ * returned stays the same; its fakes are the current test's.
+ */
+export function installFakesEachTest(): Fakes {
+  const current = {} as Fakes;
+  beforeEach(() => {
+    Object.assign(current, installFakes());
+  });
+  afterEach(() => current.uninstall());
+  return current;
 }
 
 export function seedXAccount(ws: TestWorkspace, overrides: Partial<Parameters<typeof seedAccount>[1]> = {}) {

@@ -5,8 +5,11 @@ import type {
   AdapterContext,
   AdapterMedia,
   PublishCheckpoint,
+  PublishRequest,
+  PublishResult,
   PublishState,
 } from "../../src/platforms/types";
+import { BSKY_PDS, BSKY_VIDEO, type FakeBluesky } from "./fakes/bluesky";
 
 /**
  * An AdapterContext for calling adapters directly in tests: real Config from the test bindings (platform hosts
@@ -100,4 +103,34 @@ export function memoryCheckpoint(saved: PublishState | null = null): PublishChec
       current = state;
     },
   };
+}
+
+/**
+ * The publish requests of one content type on one account, as the reply and thread tests build them:
+ * `request(content, postPlatformId, extra?, media?)`. `account` is called per request (a network may want a fresh
+ * session each time).
+ */
+export function publishRequests(contentType: string, account: () => AdapterAccount) {
+  return (
+    content: string,
+    postPlatformId: string,
+    extra: Partial<PublishRequest> = {},
+    media: AdapterMedia[] = [],
+  ): PublishRequest => ({ postPlatformId, contentType, content, media, meta: {}, account: account(), ...extra });
+}
+
+/** The `replyTo` of a thread item or first comment: under `parent`, in the thread that `root` started. */
+export const replyTo = (root: PublishResult, parent: PublishResult = root): Pick<PublishRequest, "replyTo"> => ({
+  replyTo: { root, parent },
+});
+
+/** A Bluesky account on the fake PDS with a freshly issued session (alice.test). */
+export function blueskyAccount(pds: FakeBluesky): AdapterAccount {
+  const session = pds.issueSession();
+  return testAccount("bluesky", {
+    username: "alice.test",
+    platformUserId: pds.did,
+    meta: { service: BSKY_PDS, did: pds.did, video_service: BSKY_VIDEO },
+    credentials: { access_jwt: session.accessJwt, refresh_jwt: session.refreshJwt },
+  });
 }

@@ -13,8 +13,7 @@ import {
   readRow,
   seedPost,
 } from "../../publishing/support";
-import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
-import { BSKY_PDS, BSKY_VIDEO } from "../../support/fakes/bluesky";
+import { blueskyAccount, storeTestMedia, testAdapterContext } from "../../support/adapter-context";
 
 let fakes: Fakes;
 beforeEach(() => {
@@ -27,19 +26,13 @@ function request(
   media: PublishRequest["media"] = [],
   postPlatformId = crypto.randomUUID(),
 ): PublishRequest {
-  const session = fakes.bluesky.issueSession();
   return {
     postPlatformId,
     contentType: "bluesky_post",
     content,
     media,
     meta: {},
-    account: testAccount("bluesky", {
-      username: "alice.test",
-      platformUserId: fakes.bluesky.did,
-      meta: { service: BSKY_PDS, did: fakes.bluesky.did, video_service: BSKY_VIDEO },
-      credentials: { access_jwt: session.accessJwt, refresh_jwt: session.refreshJwt },
-    }),
+    account: blueskyAccount(fakes.bluesky),
   };
 }
 

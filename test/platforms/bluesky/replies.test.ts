@@ -1,44 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { blueskyAdapter } from "../../../src/platforms/bluesky/adapter";
 import { tidFromRowId } from "../../../src/platforms/bluesky/transform";
-import type { PublishRequest, PublishResult } from "../../../src/platforms/types";
-import { type Fakes, installFakes } from "../../publishing/platforms";
-import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
-import { BSKY_PDS, BSKY_VIDEO } from "../../support/fakes/bluesky";
+import type { PublishResult } from "../../../src/platforms/types";
+import { installFakesEachTest } from "../../publishing/platforms";
+import {
+  blueskyAccount,
+  publishRequests,
+  replyTo,
+  storeTestMedia,
+  testAdapterContext,
+} from "../../support/adapter-context";
 import { platformRejection } from "../../support/fakes/fake-kit";
 
 /** Issue 20: thread items and first comments as Bluesky replies (`reply.root` / `reply.parent` strong refs). */
 
-let fakes: Fakes;
-beforeEach(() => {
-  fakes = installFakes();
-});
-afterEach(() => fakes.uninstall());
+const fakes = installFakesEachTest();
 
 const rowId = () => crypto.randomUUID();
 
-function request(
-  content: string,
-  postPlatformId: string,
-  extra: Partial<PublishRequest> = {},
-  media: PublishRequest["media"] = [],
-): PublishRequest {
-  const session = fakes.bluesky.issueSession();
-  return {
-    postPlatformId,
-    contentType: "bluesky_post",
-    content,
-    media,
-    meta: {},
-    account: testAccount("bluesky", {
-      username: "alice.test",
-      platformUserId: fakes.bluesky.did,
-      meta: { service: BSKY_PDS, did: fakes.bluesky.did, video_service: BSKY_VIDEO },
-      credentials: { access_jwt: session.accessJwt, refresh_jwt: session.refreshJwt },
-    }),
-    ...extra,
-  };
-}
+// A fresh session for every request, as a connected account has.
+const request = publishRequests("bluesky_post", () => blueskyAccount(fakes.bluesky));
 
 const uriOf = (key: string) => `at://${fakes.bluesky.did}/app.bsky.feed.post/${tidFromRowId(key)}`;
 const urlOf = (key: string) => `https://bsky.app/profile/alice.test/post/${tidFromRowId(key)}`;
@@ -51,11 +32,11 @@ describe("Bluesky replies", () => {
     const main = await blueskyAdapter.publish(ctx, request("1/3 Launch https://example.com #launch", row));
     const item1 = await blueskyAdapter.publish(
       ctx,
-      request("2/3 Docs https://docs.example.com #docs", `${row}:t1`, { replyTo: { root: main, parent: main } }),
+      request("2/3 Docs https://docs.example.com #docs", `${row}:t1`, replyTo(main)),
     );
     const item2 = await blueskyAdapter.publish(
       ctx,
-      request("3/3 Thanks @bob.test #thanks", `${row}:t2`, { replyTo: { root: main, parent: item1 } }),
+      request("3/3 Thanks @bob.test #thanks", `${row}:t2`, replyTo(main, item1)),
     );
 
     expect([main, item1, item2]).toEqual([
@@ -102,10 +83,7 @@ describe("Bluesky replies", () => {
     const row = rowId();
     const main = await blueskyAdapter.publish(testAdapterContext(), request("main", row));
     const image = await storeTestMedia("image");
-    await blueskyAdapter.publish(
-      testAdapterContext(),
-      request("with a picture", `${row}:t1`, { replyTo: { root: main, parent: main } }, [image]),
-    );
+    await blueskyAdapter.publish(testAdapterContext(), request("with a picture", `${row}:t1`, replyTo(main), [image]));
     const value = fakes.bluesky.records.get(tidFromRowId(`${row}:t1`))!.value;
     expect(value.embed).toMatchObject({ $type: "app.bsky.embed.images", images: [{ alt: "" }] });
     expect(value.reply.parent.uri).toBe(uriOf(row));
@@ -117,7 +95,7 @@ describe("Bluesky replies", () => {
     const withoutCid: PublishResult = { platformPostId: main.platformPostId, platformUrl: main.platformUrl };
     const comment = await blueskyAdapter.publish(
       testAdapterContext(),
-      request("first comment", `${row}:c`, { replyTo: { root: withoutCid, parent: withoutCid } }),
+      request("first comment", `${row}:c`, replyTo(withoutCid)),
     );
     expect(comment).toEqual({
       platformPostId: uriOf(`${row}:c`),
@@ -137,10 +115,7 @@ describe("Bluesky replies", () => {
     const row = rowId();
     expect(
       await platformRejection(
-        blueskyAdapter.publish(
-          testAdapterContext(),
-          request("orphan", `${row}:t1`, { replyTo: { root: gone, parent: gone } }),
-        ),
+        blueskyAdapter.publish(testAdapterContext(), request("orphan", `${row}:t1`, replyTo(gone))),
       ),
     ).toEqual({
       name: "PlatformError",
@@ -155,7 +130,7 @@ describe("Bluesky replies", () => {
   it("a reply whose answer was lost is found again by its own record key: no second reply", async () => {
     const row = rowId();
     const main = await blueskyAdapter.publish(testAdapterContext(), request("main", row));
-    const item = request("second post", `${row}:t1`, { replyTo: { root: main, parent: main } });
+    const item = request("second post", `${row}:t1`, replyTo(main));
     fakes.bluesky.inject("POST /xrpc/com.atproto.repo.createRecord", async (req) => {
       await fakes.bluesky.serve(req);
       throw new TypeError("Network connection lost.");
@@ -182,10 +157,7 @@ describe("Bluesky replies", () => {
     fakes.bluesky.inject("POST /xrpc/com.atproto.repo.createRecord", fakes.bluesky.rateLimited(45));
     expect(
       await platformRejection(
-        blueskyAdapter.publish(
-          testAdapterContext(),
-          request("item", `${row}:t1`, { replyTo: { root: main, parent: main } }),
-        ),
+        blueskyAdapter.publish(testAdapterContext(), request("item", `${row}:t1`, replyTo(main))),
       ),
     ).toEqual({
       name: "PlatformError",
@@ -194,7 +166,7 @@ describe("Bluesky replies", () => {
       retryAfterSeconds: 45,
       status: 429,
     });
-    const expired = request("item", `${row}:t1`, { replyTo: { root: main, parent: main } });
+    const expired = request("item", `${row}:t1`, replyTo(main));
     fakes.bluesky.expireAccessTokens();
     expect(await platformRejection(blueskyAdapter.publish(testAdapterContext(), expired))).toMatchObject({
       kind: "auth",

@@ -1,7 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../../src/platforms";
-import type { AdapterMedia, PublishRequest, PublishResult } from "../../../src/platforms/types";
-import { memoryCheckpoint, storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import type { PublishResult } from "../../../src/platforms/types";
+import {
+  memoryCheckpoint,
+  publishRequests,
+  replyTo,
+  storeTestMedia,
+  testAccount,
+  testAdapterContext,
+} from "../../support/adapter-context";
 import { failAfterHandling } from "../../support/fake-fetch";
 import { platformRejection } from "../../support/fakes/fake-kit";
 import { graphErrorResponse, metaThrottle } from "../../support/fakes/meta";
@@ -18,20 +25,9 @@ beforeEach(() => {
 });
 afterEach(() => fake.uninstall());
 
-const request = (
-  content: string,
-  postPlatformId: string,
-  extra: Partial<PublishRequest> = {},
-  media: AdapterMedia[] = [],
-): PublishRequest => ({
-  postPlatformId,
-  contentType: "threads_post",
-  content,
-  media,
-  meta: {},
-  account: testAccount("threads", { platformUserId: USER, username: "tester" }),
-  ...extra,
-});
+const request = publishRequests("threads_post", () =>
+  testAccount("threads", { platformUserId: USER, username: "tester" }),
+);
 const shortUrl = (id: string) => `https://www.threads.com/@tester/post/DA${id.slice(-6)}q`;
 
 describe("Threads replies", () => {
@@ -39,11 +35,8 @@ describe("Threads replies", () => {
     const row = crypto.randomUUID();
     const ctx = testAdapterContext();
     const main = await adapter.publish(ctx, request("1/3 Launch", row));
-    const t1 = await adapter.publish(
-      ctx,
-      request("2/3 Details", `${row}:t1`, { replyTo: { root: main, parent: main } }),
-    );
-    const t2 = await adapter.publish(ctx, request("3/3 Thanks", `${row}:t2`, { replyTo: { root: main, parent: t1 } }));
+    const t1 = await adapter.publish(ctx, request("2/3 Details", `${row}:t1`, replyTo(main)));
+    const t2 = await adapter.publish(ctx, request("3/3 Thanks", `${row}:t2`, replyTo(main, t1)));
     expect([main, t1, t2]).toEqual(
       [main, t1, t2].map((r) => ({ platformPostId: r.platformPostId, platformUrl: shortUrl(r.platformPostId) })),
     );
@@ -64,10 +57,7 @@ describe("Threads replies", () => {
     const row = crypto.randomUUID();
     const main = await adapter.publish(testAdapterContext(), request("main", row));
     const images = [await storeTestMedia("image"), await storeTestMedia("image")];
-    const item = await adapter.publish(
-      testAdapterContext(),
-      request("pictures", `${row}:t1`, { replyTo: { root: main, parent: main } }, images),
-    );
+    const item = await adapter.publish(testAdapterContext(), request("pictures", `${row}:t1`, replyTo(main), images));
     const creates = fake.calls.filter((c) => c.method === "POST" && c.path === `/v1.0/${USER}/threads`).slice(1);
     expect(creates.map((c) => (c.body as Record<string, string>).reply_to_id ?? null)).toEqual([
       null,
@@ -86,7 +76,7 @@ describe("Threads replies", () => {
     const row = crypto.randomUUID();
     const main = await adapter.publish(testAdapterContext(), request("main", row));
     const checkpoint = memoryCheckpoint();
-    const comment = request("first comment", `${row}:c`, { replyTo: { root: main, parent: main }, checkpoint });
+    const comment = request("first comment", `${row}:c`, { ...replyTo(main), checkpoint });
     failAfterHandling("POST", `/v1.0/${USER}/threads_publish`, { kind: "timeout" });
     expect(await platformRejection(adapter.publish(testAdapterContext(), comment))).toMatchObject({
       kind: "transient",
@@ -107,7 +97,7 @@ describe("Threads replies", () => {
     const row = crypto.randomUUID();
     const main = await adapter.publish(testAdapterContext(), request("main", row));
     const checkpoint = memoryCheckpoint();
-    const item = request("second", `${row}:t1`, { replyTo: { root: main, parent: main }, checkpoint });
+    const item = request("second", `${row}:t1`, { ...replyTo(main), checkpoint });
     failAfterHandling("POST", `/v1.0/${USER}/threads_publish`, { kind: "timeout" });
     await platformRejection(adapter.publish(testAdapterContext(), item));
     fake.failNext({ path: `/v1.0/${USER}/replies` }, () =>
@@ -124,7 +114,7 @@ describe("Threads replies", () => {
   it("a reply to a post that is gone is refused permanently at container creation", async () => {
     const gone: PublishResult = { platformPostId: "18049999999999999", platformUrl: null };
     const err = await platformRejection(
-      adapter.publish(testAdapterContext(), request("orphan", "row:t1", { replyTo: { root: gone, parent: gone } })),
+      adapter.publish(testAdapterContext(), request("orphan", "row:t1", replyTo(gone))),
     );
     expect(err).toMatchObject({ kind: "permanent", status: 400 });
     expect(err.message).toContain("The post you are replying to does not exist or was deleted.");
@@ -134,7 +124,7 @@ describe("Threads replies", () => {
   it("classifies a throttled reply as transient and an expired token as auth", async () => {
     const row = crypto.randomUUID();
     const main = await adapter.publish(testAdapterContext(), request("main", row));
-    const item = request("item", `${row}:t1`, { replyTo: { root: main, parent: main } });
+    const item = request("item", `${row}:t1`, replyTo(main));
     fake.failNext({ path: `/v1.0/${USER}/threads` }, () =>
       metaThrottle({ code: 80002, regainMinutes: 10, businessId: USER }),
     );

@@ -1,35 +1,25 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { PublishRequest, PublishResult } from "../../../src/platforms/types";
+import { describe, expect, it } from "vitest";
+import type { PublishResult } from "../../../src/platforms/types";
 import { xAdapter } from "../../../src/platforms/x/adapter";
-import { type Fakes, installFakes } from "../../publishing/platforms";
-import { memoryCheckpoint, storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
+import { installFakesEachTest } from "../../publishing/platforms";
+import {
+  memoryCheckpoint,
+  publishRequests,
+  replyTo,
+  storeTestMedia,
+  testAccount,
+  testAdapterContext,
+} from "../../support/adapter-context";
 import { failAfterHandling } from "../../support/fake-fetch";
 import { platformRejection } from "../../support/fakes/fake-kit";
 
 /** Issue 20: thread items and first comments as X replies (`reply.in_reply_to_tweet_id`). */
 
-let fakes: Fakes;
-beforeEach(() => {
-  fakes = installFakes();
-});
-afterEach(() => fakes.uninstall());
+const fakes = installFakesEachTest();
 
-const account = () =>
-  testAccount("x", { username: "alice_x", credentials: { access_token: "x-access", refresh_token: "x-refresh" } });
-const request = (
-  content: string,
-  postPlatformId: string,
-  extra: Partial<PublishRequest> = {},
-  media: PublishRequest["media"] = [],
-): PublishRequest => ({
-  postPlatformId,
-  contentType: "x_post",
-  content,
-  media,
-  meta: {},
-  account: account(),
-  ...extra,
-});
+const request = publishRequests("x_post", () =>
+  testAccount("x", { username: "alice_x", credentials: { access_token: "x-access", refresh_token: "x-refresh" } }),
+);
 const url = (id: string) => `https://x.com/alice_x/status/${id}`;
 
 describe("X replies", () => {
@@ -37,11 +27,8 @@ describe("X replies", () => {
     const row = crypto.randomUUID();
     const ctx = testAdapterContext();
     const main = await xAdapter.publish(ctx, request("1/3 Launch", row));
-    const t1 = await xAdapter.publish(
-      ctx,
-      request("2/3 Details", `${row}:t1`, { replyTo: { root: main, parent: main } }),
-    );
-    const t2 = await xAdapter.publish(ctx, request("3/3 Thanks", `${row}:t2`, { replyTo: { root: main, parent: t1 } }));
+    const t1 = await xAdapter.publish(ctx, request("2/3 Details", `${row}:t1`, replyTo(main)));
+    const t2 = await xAdapter.publish(ctx, request("3/3 Thanks", `${row}:t2`, replyTo(main, t1)));
     expect([main, t1, t2]).toEqual([
       { platformPostId: main.platformPostId, platformUrl: url(main.platformPostId) },
       { platformPostId: t1.platformPostId, platformUrl: url(t1.platformPostId) },
@@ -78,7 +65,7 @@ describe("X replies", () => {
     const image = await storeTestMedia("image");
     const item = await xAdapter.publish(
       testAdapterContext(),
-      request("with image", `${row}:t1`, { replyTo: { root: main, parent: main } }, [image]),
+      request("with image", `${row}:t1`, replyTo(main), [image]),
     );
     expect(fakes.x.tweets.get(item.platformPostId)).toMatchObject({
       in_reply_to: main.platformPostId,
@@ -92,10 +79,7 @@ describe("X replies", () => {
     // An older reply with the same text under another post must not be taken for ours.
     const other = await xAdapter.publish(testAdapterContext(), request("other post", crypto.randomUUID()));
     const checkpoint = memoryCheckpoint();
-    const item = request("Read more https://example.com/a", `${row}:c`, {
-      replyTo: { root: main, parent: main },
-      checkpoint,
-    });
+    const item = request("Read more https://example.com/a", `${row}:c`, { ...replyTo(main), checkpoint });
     failAfterHandling("POST", "/2/tweets", { kind: "timeout" });
     expect(await platformRejection(xAdapter.publish(testAdapterContext(), item))).toMatchObject({
       kind: "transient",
@@ -126,10 +110,7 @@ describe("X replies", () => {
     fakes.x.readAccess = false;
     expect(
       await platformRejection(
-        xAdapter.publish(
-          testAdapterContext(),
-          request("the reply", `${row}:t1`, { replyTo: { root: main, parent: main }, checkpoint }),
-        ),
+        xAdapter.publish(testAdapterContext(), request("the reply", `${row}:t1`, { ...replyTo(main), checkpoint })),
       ),
     ).toEqual({
       name: "PlatformError",
@@ -145,9 +126,7 @@ describe("X replies", () => {
   it("a reply to a deleted post is refused permanently in X's words", async () => {
     const gone: PublishResult = { platformPostId: "1799999999999999999", platformUrl: null };
     expect(
-      await platformRejection(
-        xAdapter.publish(testAdapterContext(), request("orphan", "row:t1", { replyTo: { root: gone, parent: gone } })),
-      ),
+      await platformRejection(xAdapter.publish(testAdapterContext(), request("orphan", "row:t1", replyTo(gone)))),
     ).toEqual({
       name: "PlatformError",
       kind: "permanent",
@@ -161,7 +140,7 @@ describe("X replies", () => {
   it("classifies a throttled reply as transient until x-rate-limit-reset and a rejected token as auth", async () => {
     const row = crypto.randomUUID();
     const main = await xAdapter.publish(testAdapterContext(), request("main post", row));
-    const item = request("reply", `${row}:t1`, { replyTo: { root: main, parent: main } });
+    const item = request("reply", `${row}:t1`, replyTo(main));
     fakes.x.inject("POST /2/tweets", fakes.x.rateLimited(600));
     const throttled = await platformRejection(xAdapter.publish(testAdapterContext(), item));
     expect(throttled).toMatchObject({ kind: "transient", status: 429, message: "X rate limit exceeded." });
