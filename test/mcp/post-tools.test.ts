@@ -1,7 +1,11 @@
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import type { PublishMessage } from "../../src/publishing/messages";
 import { connectAccount, insertMedia } from "../routes/posts-fixtures";
 import { createTestWorkspace, UUID } from "../support/harness";
 import { callTool, connectMcp } from "../support/mcp-client";
+
+afterEach(() => vi.restoreAllMocks());
 
 describe("MCP tool server: post tools", () => {
   it("drafts, previews, schedules, lists, reads and deletes a post through tools, same as REST", async () => {
@@ -85,8 +89,18 @@ describe("MCP tool server: post tools", () => {
       errors: { content: ["X: too long by 20 characters (max 280)."] },
     });
 
+    // Recorded, not handed to the local queue: its consumer would fail the too-long row a second later, in the
+    // background of this test (the "being published" answer below raced it) and after it.
+    const sent: PublishMessage[] = [];
+    vi.spyOn(env.PUBLISH_QUEUE, "sendBatch").mockImplementation(async (messages) => {
+      for (const m of messages) sent.push(m.body as PublishMessage);
+      return {} as QueueSendBatchResponse;
+    });
     const published = await callTool(client, "publish-post-tool", { post_id: post.id });
     expect(published.status).toBe("publishing");
+    expect(sent).toEqual([
+      { post_platform_id: published.platforms[0].id, post_id: post.id, workspace_id: ws.workspaceId },
+    ]);
     const busy = await client.callTool({ name: "delete-post-tool", arguments: { post_id: post.id } });
     expect(busy.isError).toBe(true);
     expect(busy.structuredContent).toEqual({ message: "The post is being published and cannot be deleted." });

@@ -234,7 +234,9 @@ describe("the outbox", () => {
     const ctx = testContext({ now: Date.now() }, recordingQueue().queue);
     const post = await seedPost(ws, { content: "hi", status: "draft", rows: [] });
     await ctx.db.batch([postEvent(ctx, "post.scheduled", post.postId)]);
-    const { id } = await createEndpoint(ws, "https://example.com/h", ["post.published"]);
+    // A receiver, not an unserved origin: the event this test leaves undispatched goes out with the next dispatch
+    // of any later test in this file.
+    const { id } = await createEndpoint(ws, receiver().url, ["post.published"]);
     await ctx.db.batch([postEvent(ctx, "post.scheduled", post.postId)]);
     await ws.api("PUT", `/api/webhooks/${id}`, { events: ["post.scheduled"], enabled: false });
     await ctx.db.batch([postEvent(ctx, "post.scheduled", post.postId)]);
@@ -246,7 +248,7 @@ describe("the outbox", () => {
 
   it("a batch that fails records no event", async () => {
     const ws = await createTestWorkspace();
-    await createEndpoint(ws, "https://example.com/h", ["post.scheduled"]);
+    await createEndpoint(ws, receiver().url, ["post.scheduled"]);
     const ctx = testContext({ now: Date.now() }, recordingQueue().queue);
     const post = await seedPost(ws, { content: "hi", status: "draft", rows: [] });
     await expect(
