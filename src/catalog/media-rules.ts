@@ -1,4 +1,4 @@
-import { accountMediaRules, type ImageRules, type MediaRules, mediaRulesOf, type VideoRules } from "./media-specs";
+import { accountMediaRules, type ImageRules, type MediaRules, type VideoRules } from "./media-specs";
 import { contentTypeFitsPlatform, contentTypeSpec, platformSpec } from "./platforms";
 
 /**
@@ -87,27 +87,41 @@ export function checkMediaRules(
   const problems: string[] = [];
   problems.push(...checkMix(what, rules, maxMediaCount, media));
   media.forEach((m, i) => {
-    if (m.type === "image") problems.push(...checkImage(what, rules, m, fileName(m, i)));
-    else if (m.type === "video" && rules.video) {
-      problems.push(...checkVideo(what, rules.video, m, fileName(m, i)));
-      problems.push(...checkVideoPixels(what, limits?.videoMaxPixels, m, fileName(m, i)));
-    }
+    problems.push(...fileProblems(what, rules, limits, m, fileName(m, i)));
   });
   return problems;
 }
 
 /**
- * The rules about one file alone (format, size, duration, ratio, GIF) for one target: what the media endpoints
- * check when a file is added to a post (issue 16). Counts and mixes are left to schedule time, when the list is
- * final. Kinds the content type refuses are the endpoints' own acceptance check.
+ * The rules about one file alone (format, size, duration, ratio, GIF) for one target, with the account's own
+ * server limits when it has some (a Mastodon instance's): what the media endpoints check when a file is added to a
+ * post (issue 16). Counts and mixes are left to schedule time, when the list is final. Kinds the content type
+ * refuses are the endpoints' own acceptance check.
  */
-export function checkFileRules(platform: string, contentType: string, m: RuleMedia): string[] {
-  const rules = mediaRulesOf(contentType);
+export function checkFileRules(
+  platform: string,
+  contentType: string,
+  m: RuleMedia,
+  limits?: AccountMediaLimits,
+): string[] {
+  const rules = accountMediaRules(contentType, limits);
   if (!rules || !contentTypeFitsPlatform(platform, contentType)) return [];
   const what = `${platformSpec(platform).label}: ${contentTypeSpec(contentType).label}`;
-  const name = fileName(m, 0);
+  return fileProblems(what, rules, limits, m, fileName(m, 0));
+}
+
+/** One file's problems under one target's rules: the same at schedule time and when the file is added. */
+function fileProblems(
+  what: string,
+  rules: MediaRules,
+  limits: AccountMediaLimits | undefined,
+  m: RuleMedia,
+  name: string,
+): string[] {
   if (m.type === "image") return checkImage(what, rules, m, name);
-  if (m.type === "video" && rules.video) return checkVideo(what, rules.video, m, name);
+  if (m.type === "video" && rules.video) {
+    return [...checkVideo(what, rules.video, m, name), ...checkVideoPixels(what, limits?.videoMaxPixels, m, name)];
+  }
   return [];
 }
 

@@ -1,8 +1,10 @@
 import { and, eq } from "drizzle-orm";
+import type { AccountMediaLimits } from "../../catalog/media-rules";
 import { CONTENT_TYPES, contentTypeSpec, type MediaKind } from "../../catalog/platforms";
+import { accountTextLimits } from "../../catalog/rules";
 import type { Config } from "../../config";
 import type { WorkspaceContext } from "../../context";
-import { postPlatforms, posts } from "../../db/schema";
+import { postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { type AppError, conflict, notFound, validationError } from "../../lib/errors";
 import type { IngestLimits } from "../../media/ingest";
 import { PUBLISHED_MESSAGE, PUBLISHING_MESSAGE } from "../posts/update-post";
@@ -25,8 +27,11 @@ export function acceptedKinds(contentTypes: readonly string[]): Set<MediaKind> {
 export interface MediaTarget {
   postId: string;
   accept: Set<MediaKind>;
-  /** The enabled rows, whose networks' per-file media rules a new file must meet (issue 16). */
-  rows: { platform: string; contentType: string }[];
+  /**
+   * The enabled rows, whose networks' per-file media rules a new file must meet (issue 16), each with the limits
+   * its account's own server reports (a Mastodon instance's, as stored on the account), if any.
+   */
+  rows: { platform: string; contentType: string; limits?: AccountMediaLimits }[];
 }
 
 /**
@@ -44,9 +49,10 @@ export async function mediaTarget(
       .from(posts)
       .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
     ctx.db
-      .select({ platform: postPlatforms.platform, contentType: postPlatforms.contentType })
+      .select({ platform: postPlatforms.platform, contentType: postPlatforms.contentType, meta: socialAccounts.meta })
       .from(postPlatforms)
       .innerJoin(posts, eq(posts.id, postPlatforms.postId))
+      .leftJoin(socialAccounts, eq(socialAccounts.id, postPlatforms.socialAccountId))
       .where(
         and(eq(postPlatforms.postId, postId), eq(posts.workspaceId, ctx.workspaceId), eq(postPlatforms.enabled, true)),
       ),
@@ -55,7 +61,15 @@ export async function mediaTarget(
   if (!post) throw notFoundError();
   if (post.status === "published") throw validationError({ media: [PUBLISHED_MESSAGE] });
   if (post.status === "publishing") throw conflict(PUBLISHING_MESSAGE);
-  return { postId, accept: acceptedKinds(rows.map((r) => r.contentType)), rows };
+  return {
+    postId,
+    accept: acceptedKinds(rows.map((r) => r.contentType)),
+    rows: rows.map((r) => ({
+      platform: r.platform,
+      contentType: r.contentType,
+      limits: accountTextLimits(r.platform, r.meta),
+    })),
+  };
 }
 
 export function ingestLimits(config: Config, accept: ReadonlySet<MediaKind>, maxBytes?: number): IngestLimits {

@@ -10,18 +10,24 @@ import { guardedFetch, type OutboundPolicy, readGuardedJson } from "../../lib/ou
  * `configuration.statuses.max_characters`, and `characters_reserved_per_url` for each link; Mastodon docs,
  * "instance" methods and the Instance entity), and so are its media limits (`configuration.media_attachments` →
  * `image_size_limit`, `image_matrix_limit`, `video_size_limit`, `video_matrix_limit`). Read when the account
- * connects, stored on the account's `meta` under those names (with `instance_checked_at`), and read again at publish
- * time once a day old. Public, unauthenticated; the instance is the client's choice, so the call goes through the outbound
- * guard. Any failure leaves the stored (or default 500 / 23) limits: a limit that could not be read never blocks.
+ * connects (and reconnects), stored on the account's `meta` under those names (with `instance_checked_at`), and read
+ * again at publish time once a day old. Public, unauthenticated; the instance is the client's choice, so the call
+ * goes through the outbound guard.
+ *
+ * An answer is the whole truth: a limit it no longer states is stored as null and the catalog's default applies
+ * again (Mastodon documents these fields as hints; compatible servers omit some). No answer (network error,
+ * non-2xx, not a JSON object) keeps what is stored, or the defaults 500 / 23 / catalog when nothing is: a limit
+ * that could not be read never blocks. Decisions: docs/decisions.md "Issue 16 — Mastodon instance media limits".
  */
 export const INSTANCE_LIMITS_MAX_AGE_MS = 24 * 60 * 60 * 1000;
 const TIMEOUT_MS = 10_000;
 const MAX_BYTES = 512 * 1024;
 
+/** What one answer of the instance states; a missing field is a limit it does not state. */
 export interface MastodonLimits {
-  max_characters: number;
-  characters_reserved_per_url: number;
-  /** `configuration.media_attachments` (bytes, and width × height), when the instance says them. */
+  max_characters?: number;
+  characters_reserved_per_url?: number;
+  /** `configuration.media_attachments` (bytes, and width × height). */
   image_size_limit?: number;
   image_matrix_limit?: number;
   video_size_limit?: number;
@@ -29,6 +35,8 @@ export interface MastodonLimits {
 }
 
 const MEDIA_LIMIT_KEYS = ["image_size_limit", "image_matrix_limit", "video_size_limit", "video_matrix_limit"] as const;
+/** Every limit an answer may state, as stored on the account's `meta`. */
+const LIMIT_KEYS = ["max_characters", "characters_reserved_per_url", ...MEDIA_LIMIT_KEYS] as const;
 
 const positiveInt = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
 
@@ -46,16 +54,16 @@ export async function fetchMastodonLimits(
     if (!res.ok) return null;
     const body = await readGuardedJson<{
       configuration?: { statuses?: Record<string, unknown>; media_attachments?: Record<string, unknown> };
-    }>(res);
-    const statuses = body?.configuration?.statuses;
-    const max = positiveInt(statuses?.max_characters);
-    if (!max) return null;
-    const limits: MastodonLimits = {
-      max_characters: max,
-      characters_reserved_per_url: positiveInt(statuses?.characters_reserved_per_url) ?? 23,
-    };
-    // Media limits missing or malformed: the catalog's defaults apply (src/catalog/media-specs.ts).
-    const media = body?.configuration?.media_attachments;
+    } | null>(res);
+    if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
+    // Missing or malformed values are limits the instance does not state: the catalog's defaults apply.
+    const statuses = body.configuration?.statuses;
+    const media = body.configuration?.media_attachments;
+    const limits: MastodonLimits = {};
+    for (const key of ["max_characters", "characters_reserved_per_url"] as const) {
+      const v = positiveInt(statuses?.[key]);
+      if (v) limits[key] = v;
+    }
     for (const key of MEDIA_LIMIT_KEYS) {
       const v = positiveInt(media?.[key]);
       if (v) limits[key] = v;
@@ -67,8 +75,15 @@ export async function fetchMastodonLimits(
   }
 }
 
-/** The meta fields a fresh read stores. */
-export const limitsMeta = (limits: MastodonLimits, now: number) => ({ ...limits, instance_checked_at: now });
+/**
+ * The meta fields an answer stores: every limit, null where the answer does not state it, so that merging them
+ * (`json_patch` at a refresh or a reconnect) removes a limit the instance stopped reporting instead of keeping it.
+ */
+export function limitsMeta(limits: MastodonLimits, now: number): Record<string, number | null> {
+  const meta: Record<string, number | null> = { instance_checked_at: now };
+  for (const key of LIMIT_KEYS) meta[key] = limits[key] ?? null;
+  return meta;
+}
 
 /**
  * At publish time: reads the instance's limits again when the stored ones are a day old (or missing) and stores
