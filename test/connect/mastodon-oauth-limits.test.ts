@@ -1,5 +1,5 @@
-import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { accountMeta, MB, scheduleMastodonPost } from "../publishing/mastodon-support";
 import { createTestWorkspace } from "../publishing/support";
 import { FakeMastodon, MASTODON } from "../support/fakes/mastodon";
 import type { TestWorkspace } from "../support/harness";
@@ -33,39 +33,25 @@ async function connectWithOAuth(ws: TestWorkspace, masto: FakeMastodon): Promise
   return listed.body[0].id;
 }
 
-const accountMeta = async (id: string) =>
-  JSON.parse(
-    (await env.DB.prepare("SELECT meta FROM social_accounts WHERE id = ?").bind(id).first<{ meta: string }>())!.meta,
-  );
-
-async function schedule(ws: TestWorkspace, accountId: string, content: string) {
-  const created = await ws.api("POST", "/api/posts", {
-    content,
-    platforms: [{ social_account_id: accountId, content_type: "mastodon_post" }],
-  });
-  expect(created.status).toBe(201);
-  return ws.api("PUT", `/api/posts/${created.body.id}`, {
-    status: "scheduled",
-    scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
-  });
-}
+const schedule = (ws: TestWorkspace, accountId: string, content: string) =>
+  scheduleMastodonPost(ws, accountId, { content });
 
 describe("Mastodon OAuth connect: the instance's limits", () => {
   it("are read at connect and used when scheduling", async () => {
     const masto = new FakeMastodon();
     masto.maxCharacters = 1000;
     masto.charactersReservedPerUrl = 30;
-    masto.imageSizeLimit = 2 * 1024 * 1024;
-    masto.videoSizeLimit = 5 * 1024 * 1024;
+    masto.imageSizeLimit = 2 * MB;
+    masto.videoSizeLimit = 5 * MB;
     const ws = await createTestWorkspace();
     const id = await connectWithOAuth(ws, masto);
     expect(await accountMeta(id)).toEqual({
       instance: MASTODON,
       max_characters: 1000,
       characters_reserved_per_url: 30,
-      image_size_limit: 2 * 1024 * 1024,
+      image_size_limit: 2 * MB,
       image_matrix_limit: 33_177_600,
-      video_size_limit: 5 * 1024 * 1024,
+      video_size_limit: 5 * MB,
       video_matrix_limit: 8_294_400,
       instance_checked_at: expect.any(Number),
     });

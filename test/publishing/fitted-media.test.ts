@@ -1,8 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { packedRows } from "../../src/media/resample";
-import { encodeRows } from "../../src/media/transcode";
 import { BSKY_PDS } from "../support/fakes/bluesky";
+import { detailedPhoto } from "./photos";
 import { type Fakes, installFakes, seedBlueskyAccount, seedMastodonAccount, seedXAccount } from "./platforms";
 import { createTestWorkspace, deliverThroughRuntime, readPost, seedMedia, seedPost } from "./support";
 
@@ -16,22 +15,9 @@ const MB = 1024 * 1024;
 /** A 4000 × 3000 photo-like JPEG with fine detail (several MB, like a phone's); made once for the file. */
 let made: Promise<Uint8Array> | undefined;
 const phonePhoto = () => {
-  made ??= makePhonePhoto();
+  made ??= detailedPhoto(4000, 3000);
   return made;
 };
-function makePhonePhoto(): Promise<Uint8Array> {
-  const w = 4000;
-  const h = 3000;
-  const px = new Uint8Array(w * h * 3);
-  for (let y = 0, i = 0; y < h; y++)
-    for (let x = 0; x < w; x++, i += 3) {
-      px[i] = (128 + 100 * Math.sin(x / 37) * Math.cos(y / 53)) | 0;
-      px[i + 1] = (128 + 90 * Math.sin((x + y) / 71)) | 0;
-      px[i + 2] = ((x * 13) ^ (y * 7)) & 255;
-    }
-  return encodeRows(packedRows(px, w, h, 3), 97);
-}
-
 let fakes: Fakes;
 beforeEach(() => {
   fakes = installFakes();

@@ -1,11 +1,12 @@
 import { env } from "cloudflare:workers";
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../../src/lib/errors";
 import { attachUploadToPost } from "../../src/services/uploads/attach-upload";
 import { GIF_1X1, isoBmff, jpegHeader, mediaForm, workspaceContext } from "../media/fixtures";
 import { fakeOrigin } from "../support/fake-fetch";
 import { call, type TestWorkspace } from "../support/harness";
-import { accountMeta, connectMastodon, createMastodonPost, MB, mastodonFakesPerTest } from "./mastodon-support";
+import { accountMeta, connectMastodon, createMastodonPost, MB } from "./mastodon-support";
+import { installFakesEachTest } from "./platforms";
 import { createTestWorkspace, deliver, readRow, seedPost } from "./support";
 
 /**
@@ -17,7 +18,9 @@ import { createTestWorkspace, deliver, readRow, seedPost } from "./support";
  * not kept.
  */
 
-const fakes = mastodonFakesPerTest();
+const fakes = installFakesEachTest();
+// Tests that fake Date (to age the stored limits) get real timers back.
+afterEach(() => vi.useRealTimers());
 
 const upload = (ws: TestWorkspace, postId: string, bytes: Uint8Array, filename: string, type: string) =>
   call("POST", `/api/posts/${postId}/media`, { key: ws.key, rawBody: mediaForm(bytes, filename, type) });

@@ -1,47 +1,16 @@
-import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { MASTODON } from "../support/fakes/mastodon";
 import type { TestWorkspace } from "../support/harness";
-import { type Fakes, installFakes } from "./platforms";
+import { accountMeta, connectMastodon, scheduleMastodonPost } from "./mastodon-support";
+import { installFakesEachTest } from "./platforms";
 import { createTestWorkspace, deliver, readRow, seedPost } from "./support";
 
-let fakes: Fakes;
-beforeEach(() => {
-  fakes = installFakes();
-});
-afterEach(() => {
-  vi.useRealTimers();
-  fakes.uninstall();
-});
+const fakes = installFakesEachTest();
+// Tests that fake Date (to age the stored limits) get real timers back.
+afterEach(() => vi.useRealTimers());
 
-async function connectMastodon(ws: TestWorkspace): Promise<string> {
-  const res = await ws.api("POST", "/api/social-accounts", {
-    platform: "mastodon",
-    display_name: "Alice on Mastodon",
-    username: "alice",
-    credentials: { access_token: "masto-token" },
-    meta: { instance: MASTODON },
-  });
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
-
-const accountMeta = async (id: string) =>
-  JSON.parse(
-    (await env.DB.prepare("SELECT meta FROM social_accounts WHERE id = ?").bind(id).first<{ meta: string }>())!.meta,
-  );
-
-async function schedule(ws: TestWorkspace, accountId: string, content: string) {
-  const created = await ws.api("POST", "/api/posts", {
-    content,
-    platforms: [{ social_account_id: accountId, content_type: "mastodon_post" }],
-  });
-  expect(created.status).toBe(201);
-  return ws.api("PUT", `/api/posts/${created.body.id}`, {
-    status: "scheduled",
-    scheduled_at: new Date(Date.now() + 3_600_000).toISOString(),
-  });
-}
+const schedule = (ws: TestWorkspace, accountId: string, content: string) =>
+  scheduleMastodonPost(ws, accountId, { content });
 
 describe("Mastodon: the instance's character limit", () => {
   it("is read when the account connects and used when scheduling (graphemes, URLs as the instance says)", async () => {

@@ -1,8 +1,7 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, expect, vi } from "vitest";
-import { type FakeMastodon, MASTODON } from "../support/fakes/mastodon";
+import { expect } from "vitest";
+import { MASTODON } from "../support/fakes/mastodon";
 import type { TestWorkspace } from "../support/harness";
-import { type Fakes, installFakes } from "./platforms";
 
 /**
  * What the Mastodon instance-limit tests share (test/publishing/mastodon-*.test.ts, test/connect/mastodon-*):
@@ -11,26 +10,6 @@ import { type Fakes, installFakes } from "./platforms";
  */
 
 export const MB = 1024 * 1024;
-
-/**
- * Fresh network fakes for each test of the calling file, removed after it (with real timers back, for the tests
- * that fake Date to age the stored limits); `mastodon` is the current test's fake instance.
- */
-export function mastodonFakesPerTest(): { readonly mastodon: FakeMastodon } {
-  let fakes: Fakes | undefined;
-  beforeEach(() => {
-    fakes = installFakes();
-  });
-  afterEach(() => {
-    vi.useRealTimers();
-    fakes?.uninstall();
-  });
-  return {
-    get mastodon() {
-      return fakes!.mastodon;
-    },
-  };
-}
 
 /** POST /api/social-accounts with a token for alice on the fake instance (again = a reconnect). */
 export async function connectMastodon(ws: TestWorkspace): Promise<string> {
