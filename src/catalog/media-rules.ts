@@ -87,7 +87,7 @@ export function checkMediaRules(
   const problems: string[] = [];
   problems.push(...checkMix(what, rules, maxMediaCount, media));
   media.forEach((m, i) => {
-    problems.push(...fileProblems(what, rules, limits, m, fileName(m, i)));
+    problems.push(...fileProblems(what, rules, m, fileName(m, i)));
   });
   return problems;
 }
@@ -107,30 +107,14 @@ export function checkFileRules(
   const rules = accountMediaRules(contentType, limits);
   if (!rules || !contentTypeFitsPlatform(platform, contentType)) return [];
   const what = `${platformSpec(platform).label}: ${contentTypeSpec(contentType).label}`;
-  return fileProblems(what, rules, limits, m, fileName(m, 0));
+  return fileProblems(what, rules, m, fileName(m, 0));
 }
 
 /** One file's problems under one target's rules: the same at schedule time and when the file is added. */
-function fileProblems(
-  what: string,
-  rules: MediaRules,
-  limits: AccountMediaLimits | undefined,
-  m: RuleMedia,
-  name: string,
-): string[] {
+function fileProblems(what: string, rules: MediaRules, m: RuleMedia, name: string): string[] {
   if (m.type === "image") return checkImage(what, rules, m, name);
-  if (m.type === "video" && rules.video) {
-    return [...checkVideo(what, rules.video, m, name), ...checkVideoPixels(what, limits?.videoMaxPixels, m, name)];
-  }
+  if (m.type === "video" && rules.video) return checkVideo(what, rules.video, m, name);
   return [];
-}
-
-/** A Mastodon instance's `video_matrix_limit` (width × height); videos are never transcoded, so it refuses. */
-function checkVideoPixels(what: string, max: number | undefined, m: RuleMedia, name: string): string[] {
-  if (max === undefined || !known(m.width) || !known(m.height) || m.width * m.height <= max) return [];
-  return [
-    `${what} accepts videos of at most ${max.toLocaleString("en-US")} pixels (width × height); ${name} is ${m.width}×${m.height}.`,
-  ];
 }
 
 function checkMix(what: string, rules: MediaRules, maxMediaCount: number, media: readonly RuleMedia[]): string[] {
@@ -200,6 +184,12 @@ function checkVideo(what: string, rules: VideoRules, m: RuleMedia, name: string)
     if (outside(ratio, rules.min_aspect_ratio, rules.max_aspect_ratio)) {
       const range = rangeText(rules.min_aspect_ratio, rules.max_aspect_ratio, formatRatio);
       problems.push(`${what} needs a video aspect ratio ${range}; ${name} is ${m.width}×${m.height}.`);
+    }
+    // Videos are never transcoded, so a pixel limit (Mastodon's `video_matrix_limit`) refuses.
+    if (rules.max_pixels !== null && m.width * m.height > rules.max_pixels) {
+      problems.push(
+        `${what} accepts videos of at most ${rules.max_pixels.toLocaleString("en-US")} pixels (width × height); ${name} is ${m.width}×${m.height}.`,
+      );
     }
     const short = Math.min(m.width, m.height);
     const long = Math.max(m.width, m.height);

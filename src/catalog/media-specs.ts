@@ -47,6 +47,8 @@ export interface VideoRules {
   min_short_side: number | null;
   /** The longer side, in pixels. */
   max_long_side: number | null;
+  /** width × height (Mastodon's `video_matrix_limit`). */
+  max_pixels: number | null;
 }
 
 export interface MediaRules {
@@ -86,6 +88,7 @@ const video = (r: Partial<VideoRules> & Pick<VideoRules, "formats">): VideoRules
   max_aspect_ratio: null,
   min_short_side: null,
   max_long_side: null,
+  max_pixels: null,
   ...r,
 });
 
@@ -223,7 +226,7 @@ const MASTODON_POST = rules({
   max_videos: 1,
   image: image({ formats: [JPEG, PNG, WEBP], max_bytes: 16 * MB, max_pixels: 33_177_600 }),
   gif: { max_bytes: 16 * MB, alone: false },
-  video: video({ formats: [MP4, MOV], max_bytes: 99 * MB }),
+  video: video({ formats: [MP4, MOV], max_bytes: 99 * MB, max_pixels: 8_294_400 }),
 });
 
 // X: images 5 MB, GIFs 15 MB, videos 512 MB and 0.5 – 140 s; "up to 4 photos, 1 animated GIF or 1 video".
@@ -301,11 +304,11 @@ export const mediaRulesOf = (contentType: string): MediaRules | undefined =>
  */
 export function accountMediaRules(
   contentType: string,
-  limits?: { imageMaxBytes?: number; imageMaxPixels?: number; videoMaxBytes?: number },
+  limits?: { imageMaxBytes?: number; imageMaxPixels?: number; videoMaxBytes?: number; videoMaxPixels?: number },
 ): MediaRules | undefined {
   const rules = mediaRulesOf(contentType);
   if (!rules || !limits) return rules;
-  const { imageMaxBytes, imageMaxPixels, videoMaxBytes } = limits;
+  const { imageMaxBytes, imageMaxPixels, videoMaxBytes, videoMaxPixels } = limits;
   return {
     ...rules,
     image: rules.image && {
@@ -315,7 +318,11 @@ export function accountMediaRules(
     },
     // Mastodon's `image_size_limit` covers GIFs too (they are images there).
     gif: rules.gif && { ...rules.gif, max_bytes: imageMaxBytes ?? rules.gif.max_bytes },
-    video: rules.video && { ...rules.video, max_bytes: videoMaxBytes ?? rules.video.max_bytes },
+    video: rules.video && {
+      ...rules.video,
+      max_bytes: videoMaxBytes ?? rules.video.max_bytes,
+      max_pixels: videoMaxPixels ?? rules.video.max_pixels,
+    },
   };
 }
 

@@ -79,6 +79,19 @@ describe("Mastodon: the instance's media limits when a file is added to a post (
     expect([over.status, over.body]).toEqual([422, mediaError(message)]);
   });
 
+  it("an instance that cannot be read: Mastodon's default video_matrix_limit (8,294,400 px) applies, at and one past", async () => {
+    fakes.mastodon.inject("GET /api/v2/instance", fakes.mastodon.unavailable(503));
+    const { ws, accountId, postId } = await mastodonPost();
+    expect(await accountMeta(accountId)).toEqual({ instance: "https://mastodon.fake" });
+    const at = await upload(ws, postId, clip(4096, 3840, 2160), "clip.mp4", "video/mp4");
+    expect([at.status, at.body.media?.length]).toEqual([200, 1]);
+    // 13,801 × 601 = 8,294,401 (a prime's neighbour has few factor pairs).
+    const over = await upload(ws, postId, clip(4096, 13_801, 601), "clip.mp4", "video/mp4");
+    const message =
+      "Mastodon: Post accepts videos of at most 8,294,400 pixels (width × height); clip.mp4 is 13801×601.";
+    expect([over.status, over.body]).toEqual([422, mediaError(message)]);
+  });
+
   it("upload: a GIF at image_size_limit is attached; one byte over is refused (GIFs are not re-encoded)", async () => {
     fakes.mastodon.imageSizeLimit = GIF_1X1.length;
     const { ws, accountId, postId } = await mastodonPost();

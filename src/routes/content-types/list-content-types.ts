@@ -34,6 +34,7 @@ const VideoRules = z
     max_aspect_ratio: bound("Largest width / height as displayed"),
     min_short_side: bound("Smallest shorter side in pixels"),
     max_long_side: bound("Largest longer side in pixels"),
+    max_pixels: bound("Largest width × height"),
   })
   .openapi("MediaVideoRules");
 const MediaRules = z
