@@ -198,6 +198,11 @@ function checkVideo(what: string, rules: VideoRules, m: RuleMedia, name: string)
         `${what} needs a video at least ${rules.min_short_side} pixels on its shorter side; ${name} is ${m.width}×${m.height}.`,
       );
     }
+    if (rules.min_long_side !== null && long < rules.min_long_side) {
+      problems.push(
+        `${what} needs a video at least ${rules.min_long_side} pixels on its longer side; ${name} is ${m.width}×${m.height}.`,
+      );
+    }
     if (rules.max_long_side !== null && long > rules.max_long_side) {
       problems.push(
         `${what} needs a video at most ${rules.max_long_side} pixels on its longer side; ${name} is ${m.width}×${m.height}.`,

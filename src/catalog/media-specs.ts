@@ -45,6 +45,8 @@ export interface VideoRules {
   max_aspect_ratio: number | null;
   /** The shorter side, in pixels. */
   min_short_side: number | null;
+  /** The longer side, in pixels (Facebook reels: "minimum is 540 x 960 pixels"). */
+  min_long_side: number | null;
   /** The longer side, in pixels. */
   max_long_side: number | null;
   /** width × height (Mastodon's `video_matrix_limit`). */
@@ -87,6 +89,7 @@ const video = (r: Partial<VideoRules> & Pick<VideoRules, "formats">): VideoRules
   min_aspect_ratio: null,
   max_aspect_ratio: null,
   min_short_side: null,
+  min_long_side: null,
   max_long_side: null,
   max_pixels: null,
   ...r,
@@ -150,7 +153,7 @@ const INSTAGRAM_STORY_VIDEO = video({
 // photos or one video; reels 3 – 90 s, 9:16, at least 540 × 960 (Reels Publishing API); stories video 3 – 60 s,
 // 9:16 (Page Stories API).
 const FACEBOOK_IMAGE = image({ formats: [JPEG, PNG], max_bytes: 4 * MB });
-/** Reels and stories: 1 GB, 3 s up to `maxSeconds`, 9:16, at least 540 px on the shorter side. */
+/** Reels and stories: 1 GB, 3 s up to `maxSeconds`, 9:16, at least 540 × 960 pixels. */
 const facebookVerticalVideo = (maxSeconds: number) =>
   video({
     formats: [MP4, MOV],
@@ -160,6 +163,7 @@ const facebookVerticalVideo = (maxSeconds: number) =>
     min_aspect_ratio: 0.55,
     max_aspect_ratio: 0.57,
     min_short_side: 540,
+    min_long_side: 960,
   });
 
 // Threads API: images JPEG/PNG up to 8 MB, aspect up to 10:1; videos MOV/MP4 up to 1 GB and 5 minutes,

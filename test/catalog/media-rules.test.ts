@@ -168,6 +168,12 @@ describe("media rules: videos (never transcoded, so refused past a limit)", () =
     ]);
     expect(problems("facebook", "facebook_reel", [mp4(30, 360, 640)])).toEqual([
       "Facebook Page: Reel needs a video at least 540 pixels on its shorter side; clip.mp4 is 360×640.",
+      "Facebook Page: Reel needs a video at least 960 pixels on its longer side; clip.mp4 is 360×640.",
+    ]);
+    // "Minimum is 540 x 960 pixels": a 9:16-ish frame with 540 px but 959 px is still too small.
+    expect(problems("facebook", "facebook_reel", [mp4(30, 540, 960)])).toEqual([]);
+    expect(problems("facebook", "facebook_reel", [mp4(30, 540, 959)])).toEqual([
+      "Facebook Page: Reel needs a video at least 960 pixels on its longer side; clip.mp4 is 540×959.",
     ]);
     expect(problems("youtube", "youtube_short", [mp4(30, 1080, 1080)])).toEqual([]);
     expect(problems("youtube", "youtube_short", [mp4(30, 1920, 1080)])).toEqual([

@@ -33,6 +33,7 @@ const VideoRules = z
     min_aspect_ratio: bound("Smallest width / height as displayed"),
     max_aspect_ratio: bound("Largest width / height as displayed"),
     min_short_side: bound("Smallest shorter side in pixels"),
+    min_long_side: bound("Smallest longer side in pixels"),
     max_long_side: bound("Largest longer side in pixels"),
     max_pixels: bound("Largest width × height"),
   })

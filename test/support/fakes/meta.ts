@@ -1,6 +1,13 @@
 import { fakeOrigin } from "../fake-fetch";
 import { LongLivedTokens } from "./long-lived-tokens";
-import { PULL_LIMITS, type PullRefusal, pulledImageRefusal } from "./pulled-media";
+import {
+  PULL_LIMITS,
+  type PullRefusal,
+  pulledImageRefusal,
+  pulledVideoRefusal,
+  VIDEO_PULL_LIMITS,
+  type VideoRefusal,
+} from "./pulled-media";
 import { TokenClock } from "./token-clock";
 
 /**
@@ -241,6 +248,38 @@ function instagramImageRefused(why: PullRefusal): Response {
   });
 }
 
+/**
+ * Facebook's answers for a Page video (`file_url`) it downloads and refuses (Video API error codes; 352 is Graph's
+ * "format we don't support"). Meta documents no dedicated code for duration, so that is the generic upload error.
+ */
+function facebookVideoRefused(why: VideoRefusal): Response {
+  if (why === "size")
+    return graphErrorResponse(400, {
+      message: "(#6000) The video you tried to upload is too large. Please try again with a smaller file.",
+      code: 6000,
+      error_subcode: 1363023,
+    });
+  if (why === "format")
+    return graphErrorResponse(400, {
+      message: "(#352) Sorry, the video file you selected is in a format that we don't support.",
+      code: 352,
+    });
+  return graphErrorResponse(400, {
+    message: "(#6000) There was a problem uploading your video file. Please try again with another file.",
+    code: 6000,
+    error_user_msg: why === "duration" ? "The video is longer than 240 minutes." : "The video could not be processed.",
+  });
+}
+
+/** Processing-phase messages for a reel or video story outside the Reels Publishing API's specifications. */
+const REEL_PROCESSING_ERROR: Record<VideoRefusal, string> = {
+  format: "The video format is not supported.",
+  size: "The video file is too large.",
+  duration: "The video must be between 3 and 90 seconds long (60 seconds for a story).",
+  aspect: "The video must have a 9:16 aspect ratio.",
+  dimensions: "The video must be at least 540 x 960 pixels.",
+};
+
 const isHttps = (v: unknown): boolean => typeof v === "string" && v.startsWith("https://");
 
 interface Container {
@@ -282,6 +321,8 @@ interface FbVideo {
   uploaded: boolean;
   finished: boolean;
   pendingPolls: number;
+  /** Why processing the fetched file failed (a video the network refuses). */
+  processingError?: string;
 }
 
 export interface PublishedItem {
@@ -489,6 +530,7 @@ export class MetaGraphFake {
       ["REELS", "VIDEO", "STORIES", "CAROUSEL"].includes(type) ? type : "IMAGE"
     ) as Container["mediaType"];
     let isVideo = false;
+    let videoError: string | undefined;
     if (mediaType === "CAROUSEL") {
       const children = (str(p.children) ?? "").split(",").filter(Boolean);
       if (children.length < 2 || children.length > 10) {
@@ -514,6 +556,13 @@ export class MetaGraphFake {
           code: 100,
         });
       }
+      // Instagram downloads the video while the container is IN_PROGRESS; one it refuses ends the container in
+      // ERROR with subcode 2207026 ("unsupported video format": Instagram's answer for a video outside its specs).
+      const refused = await pulledVideoRefusal(
+        p.video_url,
+        mediaType === "STORIES" ? VIDEO_PULL_LIMITS.instagramStory : VIDEO_PULL_LIMITS.instagramReel,
+      );
+      if (refused) videoError = "Error: Media upload has failed with error code 2207026";
     } else {
       if (!isHttps(p.image_url)) return mediaFetchFailed(p.image_url);
       if (!/\.jpe?g(\?|$)/i.test(String(p.image_url))) {
@@ -533,7 +582,7 @@ export class MetaGraphFake {
       if (refused) return instagramImageRefused(refused);
     }
     const id = this.id(17_895);
-    const failing = this.processingError;
+    const failing = videoError ?? this.processingError;
     this.objects.set(id, {
       kind: "container",
       id,
@@ -667,8 +716,10 @@ export class MetaGraphFake {
     return graphJson({ id, post_id: postId });
   }
 
-  private video(page: string, p: Record<string, unknown>): Response {
+  private async video(page: string, p: Record<string, unknown>): Promise<Response> {
     if (!isHttps(p.file_url)) return graphErrorResponse(400, { message: "(#100) Invalid file_url", code: 100 });
+    const refused = await pulledVideoRefusal(p.file_url, VIDEO_PULL_LIMITS.facebookVideo);
+    if (refused) return facebookVideoRefused(refused);
     const id = this.id(122_200);
     this.objects.set(id, { kind: "video", id, page, flow: "video", uploaded: true, finished: true, pendingPolls: 0 });
     this.published.push({ origin: this.origin, kind: "video", id, owner: page, params: p });
@@ -707,19 +758,29 @@ export class MetaGraphFake {
       if (flow === "reel" && str(p.video_state) !== "PUBLISHED" && str(p.video_state) !== "DRAFT") {
         return graphErrorResponse(400, { message: "(#100) Invalid video_state", code: 100 });
       }
+      if (flow === "story" && v.processingError) {
+        return graphErrorResponse(400, {
+          message: "(#6000) There was a problem uploading your video file. Please try again with another file.",
+          code: 6000,
+          error_user_title: "Video Upload Failed",
+          error_user_msg: v.processingError,
+        });
+      }
       v.finished = true;
       if (flow === "story") {
         const postId = this.id(122_400);
         this.published.push({ origin: this.origin, kind: "video_story", id: postId, owner: page, params: p });
         return graphJson({ success: true, post_id: postId });
       }
-      this.published.push({ origin: this.origin, kind: "reel", id: v.id, owner: page, params: p });
+      // Finish is accepted; a reel whose processing failed never goes live (its status says why).
+      if (!v.processingError)
+        this.published.push({ origin: this.origin, kind: "reel", id: v.id, owner: page, params: p });
       return graphJson({ success: true });
     }
     return graphErrorResponse(400, { message: "(#100) upload_phase must be one of start, finish", code: 100 });
   }
 
-  private rupload(request: Request, videoId: string): Response {
+  private async rupload(request: Request, videoId: string): Promise<Response> {
     const v = this.objects.get(videoId);
     const auth = request.headers.get("authorization") ?? "";
     if (!auth.startsWith("OAuth ")) {
@@ -749,6 +810,15 @@ export class MetaGraphFake {
         },
         400,
       );
+    }
+    // Meta fetches the file behind `file_url` now and checks it while processing: a reel's status then shows the
+    // processing-phase error, a story's finish step is refused.
+    if (fileUrl && v.flow !== "video") {
+      const refused = await pulledVideoRefusal(
+        fileUrl,
+        v.flow === "reel" ? VIDEO_PULL_LIMITS.facebookReel : VIDEO_PULL_LIMITS.facebookStory,
+      );
+      if (refused) v.processingError = REEL_PROCESSING_ERROR[refused];
     }
     v.uploaded = true;
     return graphJson({ success: true });
@@ -849,9 +919,10 @@ export class MetaGraphFake {
       let processing: Record<string, unknown> = { status: "not_started" };
       let publishing: Record<string, unknown> = { status: "not_started" };
       if (o.finished) {
-        if (this.reelError) {
+        const failed = o.processingError ?? this.reelError;
+        if (failed) {
           videoStatus = "error";
-          processing = { status: "error", error: { message: this.reelError } };
+          processing = { status: "error", error: { message: failed } };
         } else if (o.pendingPolls > 0) {
           o.pendingPolls--;
           videoStatus = "processing";

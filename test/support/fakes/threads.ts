@@ -13,7 +13,13 @@ import {
   takeOverride,
   tokenOf,
 } from "./meta";
-import { PULL_LIMITS, pulledImageRefusal } from "./pulled-media";
+import {
+  PULL_LIMITS,
+  pulledImageRefusal,
+  pulledVideoRefusal,
+  VIDEO_PULL_LIMITS,
+  type VideoRefusal,
+} from "./pulled-media";
 
 /**
  * A fake Threads Graph host (platforms.md §7) on `https://threads.fake`: containers (`POST /v1.0/{user}/threads`)
@@ -31,6 +37,15 @@ interface ThreadsContainer {
   errorMessage?: string;
   status: "IN_PROGRESS" | "FINISHED" | "ERROR" | "PUBLISHED";
 }
+
+/** Container `error_message` for a video Threads refuses (Threads API troubleshooting: the list of values). */
+const THREADS_VIDEO_ERROR: Record<VideoRefusal, string> = {
+  format: "FAILED_PROCESSING_VIDEO",
+  size: "FAILED_DOWNLOADING_VIDEO",
+  duration: "INVALID_DURATION",
+  aspect: "INVALID_ASPEC_RATIO", // sic: Meta's spelling
+  dimensions: "FAILED_PROCESSING_VIDEO",
+};
 
 const METRICS = ["views", "likes", "replies", "reposts", "quotes", "shares"];
 
@@ -155,6 +170,7 @@ export class ThreadsFake {
       });
     }
     let pendingPolls = 0;
+    let videoRefused: VideoRefusal | null = null;
     if (type === "TEXT") {
       if (!text)
         return graphErrorResponse(400, {
@@ -187,6 +203,8 @@ export class ThreadsFake {
           });
       }
       pendingPolls = this.mediaPolls;
+      // Threads downloads the video and checks it; a refusal shows as the container's ERROR `error_message`.
+      if (type === "VIDEO") videoRefused = await pulledVideoRefusal(url, VIDEO_PULL_LIMITS.threads);
     } else if (type === "CAROUSEL") {
       const children = String(p.children ?? "")
         .split(",")
@@ -212,7 +230,9 @@ export class ThreadsFake {
       });
     }
     const id = this.id();
-    const failing = type === "IMAGE" || type === "VIDEO" ? this.processingError : undefined;
+    const failing =
+      (videoRefused && THREADS_VIDEO_ERROR[videoRefused]) ??
+      (type === "IMAGE" || type === "VIDEO" ? this.processingError : undefined);
     this.containers.set(id, {
       id,
       owner,

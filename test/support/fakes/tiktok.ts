@@ -1,7 +1,13 @@
 import { concatBytes } from "../../../src/media/byte-source";
 import { fakeOrigin } from "../fake-fetch";
 import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
-import { PULL_LIMITS, pulledImageRefusal } from "./pulled-media";
+import {
+  PULL_LIMITS,
+  pulledImageRefusal,
+  pulledVideoRefusal,
+  VIDEO_PULL_LIMITS,
+  type VideoRefusal,
+} from "./pulled-media";
 import { DAY_MS, HOUR_MS, TokenClock } from "./token-clock";
 
 /**
@@ -64,6 +70,18 @@ export interface TikTokFakeOptions {
   postId?: string | null;
   initLimitPerMinute?: number;
 }
+
+/**
+ * `fail_reason` for a pulled video TikTok refuses (Get Post Status reference). TikTok names no reason for size or
+ * ratio; it has no ratio rule, and a file past 4 GB fails its format check.
+ */
+const TIKTOK_VIDEO_FAIL_REASON: Record<VideoRefusal, string> = {
+  format: "file_format_check_failed",
+  size: "file_format_check_failed",
+  duration: "duration_check_failed",
+  dimensions: "picture_size_check_failed",
+  aspect: "picture_size_check_failed",
+};
 
 export function tiktokEnvelope(code: string, message: string, data: unknown = {}): unknown {
   return { data, error: { code, message, log_id: "202401010000000000FAKE" } };
@@ -285,6 +303,12 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
           return tiktokErrorResponse(403, "url_ownership_unverified", "Please verify the ownership of the URL prefix.");
         }
         const p = newPublish("video", "PULL_FROM_URL", body);
+        // TikTok downloads the video, checks it, and says why in status/fetch (FAILED + fail_reason).
+        const refused = await pulledVideoRefusal(src.video_url, VIDEO_PULL_LIMITS.tiktok);
+        if (refused) {
+          p.statuses = ["PROCESSING_DOWNLOAD", "FAILED"];
+          p.failReason = TIKTOK_VIDEO_FAIL_REASON[refused];
+        }
         return ok({ publish_id: p.publishId });
       }
       if (src?.source !== "FILE_UPLOAD")
