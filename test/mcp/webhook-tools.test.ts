@@ -1,7 +1,10 @@
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createTestWorkspace, ISO_OFFSET, UUID } from "../support/harness";
 import { callTool, connectMcp } from "../support/mcp-client";
 import { readDeliveries, receiver, verify, waitFor } from "../webhooks/support";
+
+afterEach(() => vi.restoreAllMocks());
 
 describe("MCP tool server: webhook tools", () => {
   it("create, list, get, update, test, deliveries, retry, rotate and delete call the REST verbs", async () => {
@@ -23,11 +26,22 @@ describe("MCP tool server: webhook tools", () => {
     });
     expect(updated).toMatchObject({ events: ["post.published", "post.failed"], description: "ops" });
 
+    // The consumer's retry is recorded, not enqueued: it would come back 5 s later and succeed, so a slow step
+    // below could see the delivery finished instead of waiting.
+    const retries: { body: unknown; delaySeconds?: number }[] = [];
+    vi.spyOn(env.WEBHOOK_QUEUE, "send").mockImplementation(async (body, opts) => {
+      retries.push({ body, delaySeconds: opts?.delaySeconds });
+      return {} as QueueSendResponse;
+    });
     const delivery = await callTool(client, "test-webhook-tool", { webhook_id: created.id });
     expect(delivery).toMatchObject({ event_type: "webhook.test", status: "pending" });
     // The first answer is a 500: the delivery waits for its retry in 5 s; the retry tool cannot jump the queue…
     await waitFor(async () => (await readDeliveries(created.id))[0]?.attempts === 1);
     await waitFor(async () => (await readDeliveries(created.id))[0]?.status === "pending");
+    await waitFor(() => retries.length === 1);
+    expect(retries).toEqual([
+      { body: { delivery_id: delivery.id, endpoint_id: created.id, attempt: 2 }, delaySeconds: 5 },
+    ]);
     const busy = await client.callTool({
       name: "retry-webhook-delivery-tool",
       arguments: { webhook_id: created.id, delivery_id: delivery.id },
