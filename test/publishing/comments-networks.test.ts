@@ -10,6 +10,7 @@ import {
   createTestWorkspace,
   deliver,
   deliverUntilSettled,
+  instantLongWaits,
   readRow,
   seedAccount,
   seedMedia,
@@ -39,10 +40,7 @@ beforeEach(() => {
   linkedin = fakeLinkedIn();
   threads = fakeThreads();
   installYouTube();
-  // The engine's real adapter context waits with setTimeout (YouTube's processing polls): made instant here.
-  const realSetTimeout = globalThis.setTimeout;
-  vi.stubGlobal("setTimeout", ((fn: () => void, ms?: number) =>
-    ms && ms >= 1000 ? realSetTimeout(fn, 0) : realSetTimeout(fn, ms)) as typeof setTimeout);
+  instantLongWaits(); // YouTube's processing polls
 });
 afterEach(() => {
   vi.unstubAllGlobals();

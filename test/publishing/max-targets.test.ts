@@ -10,7 +10,16 @@ import { fakeTikTok, type TikTokFake } from "../support/fakes/tiktok";
 import { fakeYouTube } from "../support/fakes/youtube";
 import { type TestWorkspace, YMDHIS } from "../support/harness";
 import { type Fakes, installFakes, seedBlueskyAccount, seedMastodonAccount, seedXAccount } from "./platforms";
-import { createTestWorkspace, deliver, readPost, recordingQueue, seedAccount, seedMedia, tick } from "./support";
+import {
+  createTestWorkspace,
+  deliver,
+  instantLongWaits,
+  readPost,
+  recordingQueue,
+  seedAccount,
+  seedMedia,
+  tick,
+} from "./support";
 
 /**
  * Issue 15, "done when": a post to the maximum number of accounts (POST_TARGETS_MAX = 100), covering the twelve
@@ -155,19 +164,9 @@ async function deliverAll(messages: PublishMessage[]) {
   return pending;
 }
 
-/**
- * The networks' processing polls wait seconds between reads (video containers, media processing): those waits are
- * made instant here, as in no-duplicates.test.ts.
- */
-function instantSleeps() {
-  const realSetTimeout = globalThis.setTimeout;
-  vi.stubGlobal("setTimeout", ((fn: () => void, ms?: number) =>
-    ms && ms >= 1000 ? realSetTimeout(fn, 0) : realSetTimeout(fn, ms)) as typeof setTimeout);
-}
-
 describe("a post to the maximum number of accounts, over all twelve families", () => {
   it(`publishes to ${POST_TARGETS_MAX} accounts: every row published, one post per account`, async () => {
-    instantSleeps();
+    instantLongWaits();
     for (const f of FAMILIES) accountIdsOn[f].length = 0;
     const ws = await createTestWorkspace();
     const accounts: { id: string; family: Family }[] = [];

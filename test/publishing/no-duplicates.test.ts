@@ -14,6 +14,7 @@ import {
   createTestWorkspace,
   deliver,
   deliverUntilSettled,
+  instantLongWaits,
   readPost,
   readRow,
   seedAccount,
@@ -222,16 +223,6 @@ const CASES: NetworkCase[] = [
 
 const caseOf = (platform: string) => CASES.find((c) => c.platform === platform)!;
 
-/**
- * The queue path uses the engine's real adapter context, whose polls wait with setTimeout (YouTube's in-place
- * chunk retry and processing polls wait seconds): those waits are made instant here.
- */
-function instantSleeps() {
-  const realSetTimeout = globalThis.setTimeout;
-  vi.stubGlobal("setTimeout", ((fn: () => void, ms?: number) =>
-    ms && ms >= 1000 ? realSetTimeout(fn, 0) : realSetTimeout(fn, ms)) as typeof setTimeout);
-}
-
 async function publishThroughQueue(c: NetworkCase) {
   const ws = await createTestWorkspace();
   const accountId = await c.seed(ws);
@@ -248,7 +239,7 @@ describe("no post is ever made twice", () => {
   for (const c of CASES) {
     for (const [label, fault] of FAULTS) {
       it(`${c.platform}: ${label} → one post on the network, the row published with its URL`, async () => {
-        instantSleeps();
+        instantLongWaits();
         failAfterHandling(c.create.method, c.create.path, fault);
         const { post, delays, row } = await publishThroughQueue(c);
         const onNetwork = c.posts();

@@ -6,6 +6,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import { vi } from "vitest";
 import { loadConfig } from "../../src/config";
 import worker from "../../src/index";
 import type { PublishMessage } from "../../src/publishing/messages";
@@ -291,3 +292,14 @@ export async function openAccountCredentials(id: string): Promise<AccountCredent
 }
 
 export { createTestWorkspace };
+
+/**
+ * The queue path uses the engine's real adapter context, whose waits are setTimeout: processing polls and in-place
+ * retries wait seconds. Those (1 s and more) are made instant; shorter ones keep their time. Undo with
+ * `vi.unstubAllGlobals()` after the test.
+ */
+export function instantLongWaits(): void {
+  const realSetTimeout = globalThis.setTimeout;
+  vi.stubGlobal("setTimeout", ((fn: () => void, ms?: number) =>
+    ms && ms >= 1000 ? realSetTimeout(fn, 0) : realSetTimeout(fn, ms)) as typeof setTimeout);
+}
