@@ -1,7 +1,8 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createTestWorkspace,
   deliverThroughRuntime,
+  instantLongWaits,
   openAccountCredentials,
   readRow,
   seedMedia,
@@ -82,6 +83,9 @@ async function publish(
     rows: [{ accountId, platform, contentType }],
     mediaIds,
   });
+  // YouTube's processing polls wait 5 s each: no real sleep in a test.
+  instantLongWaits();
+  cleanups.push(() => vi.unstubAllGlobals());
   await deliverThroughRuntime(post.messages);
   const row = await readRow(post.rowIds[0]!);
   expect(row?.error_message ?? null).toBeNull();

@@ -82,7 +82,7 @@ describe("POST /api/posts/{post}/media/from-url", () => {
       ],
     );
     expect(await mediaRows(ws.workspaceId)).toHaveLength(3);
-  }, 20_000);
+  }, 120_000);
 
   it("refuses more than 3 redirects and redirects to private addresses", async () => {
     const stop = await cdn();

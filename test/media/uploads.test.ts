@@ -246,7 +246,7 @@ describe("POST /api/uploads/{token} (signed upload)", () => {
       mime_type: "video/quicktime",
       original_filename: "clip.mov",
     });
-  }, 20_000);
+  }, 120_000);
 
   it("limits each IP to 10 requests a minute (every request counts), with Retry-After; another IP is unaffected", async () => {
     const ws = await createTestWorkspace();
