@@ -27,6 +27,8 @@ export interface RuleInput {
 export interface AccountTextLimits {
   maxContentLength?: number;
   urlLength?: number;
+  /** `configuration.statuses.max_media_attachments`: lowers the content type's `max_media_count`, never raises it. */
+  maxMediaCount?: number;
   imageMaxBytes?: number;
   imageMaxPixels?: number;
   videoMaxBytes?: number;
@@ -38,7 +40,7 @@ const positiveInt = (v: unknown): number | undefined =>
 
 /**
  * The limits stored on an account's `meta` by the Mastodon instance check (`max_characters`,
- * `characters_reserved_per_url`, `image_size_limit`, `image_matrix_limit`, `video_size_limit`,
+ * `characters_reserved_per_url`, `max_media_attachments`, `image_size_limit`, `image_matrix_limit`, `video_size_limit`,
  * `video_matrix_limit`); undefined for other platforms or when never read.
  */
 export function accountTextLimits(platform: string, meta: Record<string, unknown> | null | undefined) {
@@ -46,6 +48,7 @@ export function accountTextLimits(platform: string, meta: Record<string, unknown
   const limits: AccountTextLimits = {
     maxContentLength: positiveInt(meta.max_characters),
     urlLength: positiveInt(meta.characters_reserved_per_url),
+    maxMediaCount: positiveInt(meta.max_media_attachments),
     imageMaxBytes: positiveInt(meta.image_size_limit),
     imageMaxPixels: positiveInt(meta.image_matrix_limit),
     videoMaxBytes: positiveInt(meta.video_size_limit),
@@ -56,6 +59,17 @@ export function accountTextLimits(platform: string, meta: Record<string, unknown
 
 const maxLength = (input: RuleInput) =>
   input.limits?.maxContentLength ?? platformSpec(input.platform).max_content_length;
+/**
+ * The content type's media cap, lowered to what the account's server takes (a Mastodon instance's
+ * `max_media_attachments`); the catalog's cap is the contract, so a larger instance value does not raise it.
+ */
+const maxMediaCount = (input: RuleInput) =>
+  isContentType(input.contentType)
+    ? Math.min(
+        contentTypeSpec(input.contentType).max_media_count,
+        input.limits?.maxMediaCount ?? Number.POSITIVE_INFINITY,
+      )
+    : 0;
 const lengthOf = (input: RuleInput) =>
   contentLength(input.platform, input.content ?? "", { urlLength: input.limits?.urlLength });
 
@@ -81,7 +95,7 @@ export function measurePlatform(input: RuleInput): RuleMeasure {
     content_length: lengthOf(input),
     max_content_length: maxLength(input),
     media_count: input.media.length,
-    max_media_count: isContentType(input.contentType) ? contentTypeSpec(input.contentType).max_media_count : 0,
+    max_media_count: maxMediaCount(input),
   };
 }
 
@@ -134,13 +148,14 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
   const type = contentTypeSpec(input.contentType);
   const what = `${spec.label}: ${type.label}`;
   const count = input.media.length;
+  const maxCount = maxMediaCount(input);
   if (type.requires_media && count === 0) {
     problems.push({ field: "media", message: `${what} requires at least one media item.` });
   }
-  if (count > type.max_media_count) {
+  if (count > maxCount) {
     problems.push({
       field: "media",
-      message: `${what} allows at most ${plural(type.max_media_count, "media item")} (${count} attached).`,
+      message: `${what} allows at most ${plural(maxCount, "media item")} (${count} attached).`,
     });
   }
   const refused = [
@@ -152,7 +167,7 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
       message: `${what} accepts only ${kindList(type.allowed_media_types)} media (${kindList(refused)} attached).`,
     });
   }
-  for (const message of checkMediaRules(what, type.value, type.max_media_count, input.media, input.limits)) {
+  for (const message of checkMediaRules(what, type.value, maxCount, input.media, input.limits)) {
     problems.push({ field: "media", message });
   }
   return problems;

@@ -49,6 +49,7 @@ describe("Mastodon OAuth connect: the instance's limits", () => {
       instance: MASTODON,
       max_characters: 1000,
       characters_reserved_per_url: 30,
+      max_media_attachments: 4,
       image_size_limit: 2 * MB,
       image_matrix_limit: 33_177_600,
       video_size_limit: 5 * MB,

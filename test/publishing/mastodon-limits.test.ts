@@ -22,6 +22,7 @@ describe("Mastodon: the instance's character limit", () => {
       instance: MASTODON,
       max_characters: 1000,
       characters_reserved_per_url: 30,
+      max_media_attachments: 4,
       image_size_limit: 16 * 1024 * 1024,
       image_matrix_limit: 33_177_600,
       video_size_limit: 99 * 1024 * 1024,

@@ -71,6 +71,35 @@ describe("Mastodon: the instance's media limits (issue 16)", () => {
     expect((await scheduleWith(ws, id, await video(ws, 6 * MB))).status).toBe(200);
   });
 
+  it("the instance's max_media_attachments lowers the cap of 4: at it schedules, one over is refused", async () => {
+    fakes.mastodon.inject("GET /api/v2/instance", () =>
+      Response.json({ configuration: { statuses: { max_characters: 500, max_media_attachments: 2 } } }),
+    );
+    const ws = await createTestWorkspace();
+    const id = await connectMastodon(ws);
+    const images = (n: number) => Promise.all(Array.from({ length: n }, () => seedMedia(ws, "image")));
+    expect((await scheduleMastodonPost(ws, id, { mediaIds: await images(2) })).status).toBe(200);
+    const over = await scheduleMastodonPost(ws, id, { mediaIds: await images(3) });
+    const message = "Mastodon: Post allows at most 2 media items (3 attached).";
+    expect([over.status, over.body]).toEqual([422, { message, errors: { media: [message] } }]);
+    const preview = await ws.api("GET", `/api/posts/${over.postId}/preview`);
+    expect(
+      preview.body.map((r: { max_media_count: number; problems: string[] }) => [r.max_media_count, r.problems]),
+    ).toEqual([[2, [message]]]);
+  });
+
+  it("an instance's larger max_media_attachments does not raise the catalog's cap of 4", async () => {
+    fakes.mastodon.inject("GET /api/v2/instance", () =>
+      Response.json({ configuration: { statuses: { max_characters: 500, max_media_attachments: 8 } } }),
+    );
+    const ws = await createTestWorkspace();
+    const id = await connectMastodon(ws);
+    const mediaIds = await Promise.all(Array.from({ length: 5 }, () => seedMedia(ws, "image")));
+    const over = await scheduleMastodonPost(ws, id, { mediaIds });
+    const message = "Mastodon: Post allows at most 4 media items (5 attached).";
+    expect([over.status, over.body]).toEqual([422, { message, errors: { media: [message] } }]);
+  });
+
   it("an image over the instance's image_size_limit is fitted within it; the fake receives a file within it", async () => {
     fakes.mastodon.imageSizeLimit = 2 * MB;
     const bytes = await photo();

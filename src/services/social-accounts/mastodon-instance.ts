@@ -7,8 +7,8 @@ import { guardedFetch, type OutboundPolicy, readGuardedJson } from "../../lib/ou
 
 /**
  * A Mastodon account's character limit is its instance's (`GET /api/v2/instance` →
- * `configuration.statuses.max_characters`, and `characters_reserved_per_url` for each link; Mastodon docs,
- * "instance" methods and the Instance entity), and so are its media limits (`configuration.media_attachments` →
+ * `configuration.statuses.max_characters`, `characters_reserved_per_url` for each link, and
+ * `max_media_attachments`; Mastodon docs, "instance" methods and the Instance entity), and so are its media limits (`configuration.media_attachments` →
  * `image_size_limit`, `image_matrix_limit`, `video_size_limit`, `video_matrix_limit`). Read when the account
  * connects (and reconnects), stored on the account's `meta` under those names (with `instance_checked_at`), and read
  * again at publish time once a day old. Public, unauthenticated; the instance is the client's choice, so the call
@@ -27,6 +27,8 @@ const MAX_BYTES = 512 * 1024;
 export interface MastodonLimits {
   max_characters?: number;
   characters_reserved_per_url?: number;
+  /** Attachments per status; lowers the catalog's cap of 4, never raises it. */
+  max_media_attachments?: number;
   /** `configuration.media_attachments` (bytes, and width × height). */
   image_size_limit?: number;
   image_matrix_limit?: number;
@@ -35,8 +37,9 @@ export interface MastodonLimits {
 }
 
 const MEDIA_LIMIT_KEYS = ["image_size_limit", "image_matrix_limit", "video_size_limit", "video_matrix_limit"] as const;
+const STATUS_LIMIT_KEYS = ["max_characters", "characters_reserved_per_url", "max_media_attachments"] as const;
 /** Every limit an answer may state, as stored on the account's `meta`. */
-const LIMIT_KEYS = ["max_characters", "characters_reserved_per_url", ...MEDIA_LIMIT_KEYS] as const;
+const LIMIT_KEYS = [...STATUS_LIMIT_KEYS, ...MEDIA_LIMIT_KEYS] as const;
 
 const positiveInt = (v: unknown) => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
 
@@ -60,7 +63,7 @@ export async function fetchMastodonLimits(
     const statuses = body.configuration?.statuses;
     const media = body.configuration?.media_attachments;
     const limits: MastodonLimits = {};
-    for (const key of ["max_characters", "characters_reserved_per_url"] as const) {
+    for (const key of STATUS_LIMIT_KEYS) {
       const v = positiveInt(statuses?.[key]);
       if (v) limits[key] = v;
     }
