@@ -1,7 +1,7 @@
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
-import { StallWatchdog } from "./test/support/stall-watchdog";
+import { StallWatchdog } from "./test/support/stall-watchdog.ts";
 
 export default defineConfig({
   plugins: [
