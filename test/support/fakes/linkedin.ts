@@ -1,3 +1,4 @@
+import { detectType, readDimensions } from "../../../src/media/sniff";
 import { fakeOrigin } from "../fake-fetch";
 import { type Override, type RecordedCall, recordRequest, takeOverride } from "./meta";
 import { DAY_MS, TokenClock } from "./token-clock";
@@ -8,7 +9,7 @@ import { DAY_MS, TokenClock } from "./token-clock";
  * - every `/rest/…` call needs `LinkedIn-Version: YYYYMM` and `X-Restli-Protocol-Version: 2.0.0`;
  * - errors `{"status","serviceErrorCode","code","message"}` (401 EXPIRED_ACCESS_TOKEN, 422 UNPROCESSABLE_ENTITY…);
  *   throttling is a bare 429 with no rate-limit headers;
- * - images: initializeUpload → PUT to the returned upload URL; video: initializeUpload with parts of `partSize`
+ * - images: initializeUpload → PUT to the returned upload URL (36,152,320 pixels or more fail processing); video: initializeUpload with parts of `partSize`
  *   bytes (4 MiB real, small in tests) → PUT each part (ETag header) → finalizeUpload (ETags in order) →
  *   `GET /rest/videos/{urn}` WAITING_UPLOAD/PROCESSING → AVAILABLE | PROCESSING_FAILED;
  * - `POST /rest/posts` → 201 with empty body and the URN in `x-restli-id`; the same author posting the same
@@ -30,6 +31,16 @@ interface Asset {
   uploadToken: string;
   pendingPolls: number;
   bytes: number;
+}
+
+/** Images API: "The image must have fewer than 36,152,320 pixels". */
+export const LINKEDIN_MAX_IMAGE_PIXELS = 36_152_320;
+
+/** Width × height of uploaded image bytes; 0 when they are no image whose size can be read (placeholder bytes). */
+function imagePixels(bytes: Uint8Array): number {
+  const type = detectType(bytes.subarray(0, 64));
+  const dims = type?.kind === "image" ? readDimensions(type.mime, bytes) : null;
+  return dims ? dims.width * dims.height : 0;
 }
 
 export function linkedInError(status: number, code: string, message: string, serviceErrorCode?: number): Response {
@@ -116,6 +127,8 @@ export class LinkedInFake {
   }
 
   private async handle(request: Request): Promise<Response> {
+    // An image upload is read twice: recorded (its size) and measured (its pixels).
+    const upload = new URL(request.url).pathname.startsWith("/dms-uploads/") ? request.clone() : null;
     const call = await recordRequest(request);
     this.calls.push(call);
     const override = takeOverride(this.overrides, call);
@@ -127,7 +140,7 @@ export class LinkedInFake {
       return linkedInError(401, "EXPIRED_ACCESS_TOKEN", "The token used in the request has expired", 65601);
     if (!this.validTokens.has(auth)) return linkedInError(401, "INVALID_ACCESS_TOKEN", "Invalid access token", 65600);
 
-    if (call.path.startsWith("/dms-uploads/")) return this.upload(call);
+    if (upload) return this.upload(call, new Uint8Array(await upload.arrayBuffer()));
 
     if (call.path.startsWith("/rest/")) {
       const version = request.headers.get("linkedin-version");
@@ -228,7 +241,7 @@ export class LinkedInFake {
     });
   }
 
-  private upload(call: RecordedCall): Response {
+  private upload(call: RecordedCall, body: Uint8Array): Response {
     if (call.method !== "PUT") return linkedInError(405, "METHOD_NOT_ALLOWED", "Method not allowed");
     const url = `${call.origin}${call.path}?${new URLSearchParams(call.query)}`;
     for (const asset of this.assets.values()) {
@@ -237,7 +250,9 @@ export class LinkedInFake {
       const bytes = Number((call.body as { bytes?: number } | null)?.bytes ?? 0);
       if (asset.kind === "image") {
         if (bytes === 0) return linkedInError(400, "BAD_REQUEST", "Empty upload");
-        asset.status = "AVAILABLE";
+        // The upload is taken; processing refuses an image of 36,152,320 pixels or more (Images API: "fewer than
+        // 36,152,320 pixels"), and a post naming it is then refused as for any unavailable image.
+        asset.status = imagePixels(body) >= LINKEDIN_MAX_IMAGE_PIXELS ? "PROCESSING_FAILED" : "AVAILABLE";
         asset.bytes = bytes;
         return new Response(null, { status: 201 });
       }
@@ -315,6 +330,9 @@ export class LinkedInFake {
     }
     for (const id of ids) {
       const asset = this.assets.get(id);
+      if (asset?.status === "PROCESSING_FAILED") {
+        return linkedInError(400, "INVALID_CONTENT", `Media ${id} failed processing and cannot be used.`);
+      }
       if (asset?.status !== "AVAILABLE") {
         return linkedInError(400, "INVALID_CONTENT", `Media ${id} is not available. It may still be processing.`);
       }
