@@ -36,6 +36,23 @@ const IMAGES = [
         .withMetadata({ orientation: 6 })
         .toBuffer(),
   },
+  {
+    // libjpeg holds a progressive file's coefficients whole: 35 MiB of decoder heap at 12 MP 4:2:0.
+    name: "photo-like 12 MP progressive JPEG q95 4:2:0 (4032×3024), EXIF orientation 6",
+    make: () =>
+      sharp(photoLike(4032, 3024, 5), { raw: { width: 4032, height: 3024, channels: 3 } })
+        .jpeg({ quality: 95, progressive: true })
+        .withMetadata({ orientation: 6 })
+        .toBuffer(),
+  },
+  {
+    // The largest progressive 4:2:0 frame of this aspect under MAX_DECODE_HEAP_BYTES (estimate ≈ 49 MiB + file).
+    name: "photo-like 16 MP progressive JPEG q95 4:2:0 (4608×3456)",
+    make: () =>
+      sharp(photoLike(4608, 3456, 7), { raw: { width: 4608, height: 3456, channels: 3 } })
+        .jpeg({ quality: 95, progressive: true })
+        .toBuffer(),
+  },
 ];
 
 /** fit-image.ts's algorithm with sharp doing the resize and the encode. */
@@ -108,7 +125,9 @@ const load = () => loadavg()[0].toFixed(1);
 sharp.concurrency(1); // one thread, like a Worker isolate
 const rows = [];
 const verdicts = [];
-for (const img of IMAGES) {
+const only = process.env.BENCH_IMAGES?.split(",").map(Number); // indexes into IMAGES, to re-run some
+for (const [index, img] of IMAGES.entries()) {
+  if (only && !only.includes(index)) continue;
   const input = await img.make();
   const ref = await sharpCase(input);
   console.log(`${img.name}: sharp ${ref.ms.toFixed(0)} ms`, ref.out);

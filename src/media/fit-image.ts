@@ -15,7 +15,8 @@
  * Numbers: bench/RESULTS.md ("Fitting images").
  */
 import { decodeWebp, releaseLargeCodecHeaps } from "./codecs";
-import { type JpegRows, jpegDecodeBytes, openJpeg } from "./jpeg-decoder";
+import { jpegDecodeBytes } from "./jpeg-decode-heap";
+import { type JpegRows, openJpeg } from "./jpeg-decoder";
 import { jpegInfo, swapsAxes } from "./jpeg-meta";
 import { imageOrientation } from "./orientation";
 import { openPng } from "./png-stream";
@@ -218,7 +219,7 @@ export function fitImage(input: Uint8Array, mime: string, spec: FitSpec): Promis
     return Promise.reject(new FitError("too_large_to_decode", "The image is too large to be fitted."));
   if (mime === "image/jpeg") {
     const frame = jpegInfo(input);
-    if (frame && jpegDecodeBytes(input.length, frame.width, frame.height, frame.progressive) > MAX_DECODE_HEAP_BYTES)
+    if (frame && jpegDecodeBytes(input.length, frame) > MAX_DECODE_HEAP_BYTES)
       return Promise.reject(new FitError("too_large_to_decode", "The image is too large to be fitted."));
   }
   return serialize(async () => {

@@ -6,9 +6,10 @@
  *   (3–4× less work than a full decode followed by a 4:1 average, and the output matches a full decode pixel for
  *   pixel at 8/8);
  * - **rows out a few at a time**: the heap holds the compressed file and libjpeg's working rows, never the decoded
- *   image — ≈ file + 1 MiB for a baseline JPEG of any size. A progressive JPEG also needs libjpeg's whole
- *   coefficient buffer (2 bytes per sample), so `jpegDecodeBytes` estimates that from the frame header and callers
- *   refuse before decoding what would not fit.
+ *   image — ≈ file + 0.3 MiB for a 12 MP baseline JPEG (more for very wide ones). A progressive JPEG also needs
+ *   libjpeg's whole coefficient buffer (2 bytes per sample: 36 MiB for a 12 MP 4:2:0 phone photo), so
+ *   `jpegDecodeBytes` (jpeg-decode-heap.ts) computes the heap from the frame header and callers refuse before
+ *   decoding what would not fit.
  * The instance is kept and reused across decodes (wasm-codec.ts); one decode at a time (its state is static, and
  * fits are serialized per isolate). Any libjpeg error or warning (corrupt or truncated data) refuses the image
  * (InvalidImageError) and drops the instance.
@@ -69,15 +70,6 @@ const decoder = codecSlot<DecoderExports>("libjpeg_turbo_decoder", (instantiate)
 
 /** Rows copied out of the heap per call. */
 const CHUNK_ROWS = 16;
-
-/**
- * Heap a decode of this file needs, estimated from its frame header: file + libjpeg's working rows (2 MiB covers
- * 65,500 px wide) + for progressive JPEGs every DCT coefficient (2 bytes per sample, 4:4:4 assumed as the worst
- * case: 6 bytes per pixel). DCT scaling does not shrink the coefficient buffer.
- */
-export function jpegDecodeBytes(fileBytes: number, width: number, height: number, progressive: boolean): number {
-  return fileBytes + (progressive ? width * height * 6 : 0) + 2 * 1024 * 1024;
-}
 
 /** The smallest M (1–8) such that M/8 of `width` × `height` is still at least `minWidth` × `minHeight`. */
 export function scaleNumFor(width: number, height: number, minWidth: number, minHeight: number): number {

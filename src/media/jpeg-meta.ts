@@ -17,6 +17,8 @@ export interface JpegInfo {
   progressive: boolean;
   /** EXIF Orientation 1–8 (1 when absent or invalid). */
   orientation: number;
+  /** Each colour component's sampling factors, as the frame header gives them (4:2:0 colour: [2,2], [1,1], [1,1]). */
+  sampling: Array<[h: number, v: number]>;
 }
 
 const u16 = (b: Uint8Array, i: number) => ((b[i] as number) << 8) | (b[i + 1] as number);
@@ -114,12 +116,17 @@ export function jpegInfo(b: Uint8Array): JpegInfo | null {
   const height = u16(b, sof.start + 5);
   const width = u16(b, sof.start + 7);
   if (!width || !height) return null;
+  // Components as far as the segment holds them (a decoder refuses a short or invalid frame; this only reads).
+  const sampling: Array<[number, number]> = [];
+  for (let at = sof.start + 10; at + 3 <= sof.end && sampling.length < (b[sof.start + 9] as number); at += 3)
+    sampling.push([(b[at + 1] as number) >> 4, (b[at + 1] as number) & 15]);
   const exif = segs.find((s) => isExif(b, s));
   return {
     width,
     height,
     progressive: sof.marker === 0xc2 || sof.marker === 0xc6 || sof.marker === 0xca || sof.marker === 0xce,
     orientation: exif ? exifOrientation(b, exif) : 1,
+    sampling,
   };
 }
 

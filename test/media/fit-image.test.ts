@@ -165,7 +165,7 @@ describe("fitImage", () => {
     expect(await refusal(fitImage(GIF_1X1, "image/gif", { maxBytes: 10, formats: ["image/gif"] }))).toMatchObject({
       reason: "unsupported",
     });
-    // 6000 × 4000 progressive: file + 3 bytes/px + 6 bytes/px of coefficients > 60 MiB, refused before decoding.
+    // 6000 × 4000 progressive 4:2:0: 69 MiB of coefficients (3 bytes/px) > 60 MiB, refused before decoding.
     const progressive = jpegHeader(6000, 4000);
     progressive[progressive.indexOf(0xc0, 20)] = 0xc2;
     expect(

@@ -16,6 +16,13 @@ export const WEBP_LOSSLESS_1X1 = b64("UklGRhoAAABXRUJQVlA4TA0AAAAvAAAAEAcQERGIiP
 /** 1×1 lossy WebP (VP8). */
 export const WEBP_LOSSY_1X1 = b64("UklGRiIAAABXRUJQVlA4IBYAAAAwAQCdASoBAAEADsD+JaQAA3AAAAAA");
 
+/** Sampling factors of a 4:2:0 colour frame, as both our encoders write it (jpegInfo `sampling`). */
+export const SAMPLING_420: Array<[number, number]> = [
+  [2, 2],
+  [1, 1],
+  [1, 1],
+];
+
 /** A JPEG header (SOI, APP0, SOF0 with the given size, EOI): stored byte for byte, never decoded. */
 export function jpegHeader(width: number, height: number, padding = 0): Uint8Array {
   const app0 = [

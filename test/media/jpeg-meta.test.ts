@@ -6,7 +6,7 @@ import { decodeJpeg } from "../../src/media/jpeg-decoder";
 import { jpegInfo, stripJpegMetadata } from "../../src/media/jpeg-meta";
 import { packedRows } from "../../src/media/resample";
 import { encodeRows } from "../../src/media/transcode";
-import { jpegHeader } from "./fixtures";
+import { jpegHeader, SAMPLING_420 } from "./fixtures";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const latin1 = (b: Uint8Array) => String.fromCharCode(...b);
@@ -64,12 +64,24 @@ async function phoneJpeg(orientation: number) {
 describe("JPEG metadata", () => {
   it("drops EXIF, XMP, other APPn, comments and trailers; keeps JFIF, ICC and a one-tag orientation EXIF", async () => {
     const { plain, withMeta, icc, app0 } = await phoneJpeg(6);
-    expect(jpegInfo(withMeta)).toEqual({ width: 48, height: 32, progressive: false, orientation: 6 });
+    expect(jpegInfo(withMeta)).toEqual({
+      width: 48,
+      height: 32,
+      progressive: false,
+      orientation: 6,
+      sampling: SAMPLING_420,
+    });
     const stripped = stripJpegMetadata(withMeta)!;
     expect(latin1(stripped)).not.toContain("GPS");
     expect(latin1(stripped)).not.toContain("PhoneCo");
     expect(latin1(stripped)).not.toContain("xmpmeta");
-    expect(jpegInfo(stripped)).toEqual({ width: 48, height: 32, progressive: false, orientation: 6 });
+    expect(jpegInfo(stripped)).toEqual({
+      width: 48,
+      height: 32,
+      progressive: false,
+      orientation: 6,
+      sampling: SAMPLING_420,
+    });
     // SOI, JFIF, the minimal EXIF, the ICC profile, then the original image's tables and scan up to EOI.
     const minimalExif = stripped.subarray(2 + app0.length, 2 + app0.length + 36);
     expect([minimalExif[0], minimalExif[1], minimalExif[3]]).toEqual([0xff, 0xe1, 34]);

@@ -6,7 +6,7 @@ import { ingestMedia } from "../../src/media/ingest";
 import { decodeJpeg } from "../../src/media/jpeg-decoder";
 import { jpegInfo } from "../../src/media/jpeg-meta";
 import { imageOrientation } from "../../src/media/orientation";
-import { chunk, makePng, WEBP_LOSSY_1X1 } from "./fixtures";
+import { chunk, makePng, SAMPLING_420, WEBP_LOSSY_1X1 } from "./fixtures";
 
 const limits = {
   imageMaxBytes: 10 * 1024 * 1024,
@@ -88,7 +88,13 @@ describe("EXIF orientation of PNG (eXIf) and WebP (EXIF)", () => {
     const out = await ingest(withExifChunk(await sideways(), tiff(6)));
     expect(out).toMatchObject({ mimeType: "image/jpeg", width: 20, height: 40 });
     const stored = new Uint8Array(await (await env.MEDIA_BUCKET.get(out.path))!.arrayBuffer());
-    expect(jpegInfo(stored)).toEqual({ width: 40, height: 20, progressive: false, orientation: 6 });
+    expect(jpegInfo(stored)).toEqual({
+      width: 40,
+      height: 20,
+      progressive: false,
+      orientation: 6,
+      sampling: SAMPLING_420,
+    });
     // Fitting it turns the pixels for real: upright, red on top.
     const fitted = await fitImage(stored, "image/jpeg", { maxBytes: 1_000_000, maxWidth: 10, formats: ["image/jpeg"] });
     expect(fitted).toMatchObject({ width: 10, height: 20, changed: true });
@@ -112,7 +118,13 @@ describe("EXIF orientation of PNG (eXIf) and WebP (EXIF)", () => {
   it("a WebP stored as JPEG keeps its EXIF orientation", async () => {
     const out = await ingest(webpWithExif(tiff(8)));
     const stored = new Uint8Array(await (await env.MEDIA_BUCKET.get(out.path))!.arrayBuffer());
-    expect(jpegInfo(stored)).toEqual({ width: 1, height: 1, progressive: false, orientation: 8 });
+    expect(jpegInfo(stored)).toEqual({
+      width: 1,
+      height: 1,
+      progressive: false,
+      orientation: 8,
+      sampling: SAMPLING_420,
+    });
     const plain = await ingest(WEBP_LOSSY_1X1);
     const plainStored = new Uint8Array(await (await env.MEDIA_BUCKET.get(plain.path))!.arrayBuffer());
     expect(jpegInfo(plainStored)?.orientation).toBe(1);
