@@ -16,7 +16,7 @@
  */
 import { decodeWebp, releaseLargeCodecHeaps } from "./codecs";
 import { jpegDecodeBytes } from "./jpeg-decode-heap";
-import { type JpegRows, openJpeg } from "./jpeg-decoder";
+import { JPEG_DECODER, type JpegRows, openJpeg } from "./jpeg-decoder";
 import { jpegInfo, swapsAxes } from "./jpeg-meta";
 import { imageOrientation } from "./orientation";
 import { openPng } from "./png-stream";
@@ -59,8 +59,16 @@ export class FitError extends Error {
   }
 }
 
-/** Largest WASM heap a JPEG decode may need (estimated before decoding): keeps a fit inside the 64 MiB target. */
-export const MAX_DECODE_HEAP_BYTES = 60 * 1024 * 1024;
+/**
+ * Largest WASM heap a JPEG decode may need (jpeg-decode-heap.ts, computed before decoding). 48 MiB admits every
+ * 12 MP 4:2:0 progressive phone photo up to the 10 MB upload limit (35 MiB of coefficients + file + rows ≤ 46.3
+ * MiB). Measured in workerd (bench/RESULTS.md, "Fitting a 12 MP photo"), two fits in a row of a 12 MP progressive
+ * photo peaked at 93 MB of RSS growth (decoder 37.7 MiB), of a 16 MP one (decoder 49.1 MiB) at 114 MB — too
+ * close to the isolate's 128 MB (RSS growth ≈ 51 MB for the rest of two fits + the decoder heap). So a 16 MP
+ * progressive phone photo (45.6 MiB of coefficients + a file over 1 MB) and a 12 MP 4:4:4 one (70 MiB) are refused.
+ * Baseline JPEGs need the file + ≤ 7 MiB at any size.
+ */
+export const MAX_DECODE_HEAP_BYTES = 48 * 1024 * 1024;
 
 /** Qualities tried in order at one size; below the last, the image is made smaller instead. */
 export const QUALITY_LADDER = [85, 75, 65] as const;
@@ -222,7 +230,10 @@ export function fitImage(input: Uint8Array, mime: string, spec: FitSpec): Promis
     if (frame && jpegDecodeBytes(input.length, frame) > MAX_DECODE_HEAP_BYTES)
       return Promise.reject(new FitError("too_large_to_decode", "The image is too large to be fitted."));
   }
+  // A JPEG fit keeps the decoder's heap for the next JPEG fit; anything else drops it first (wasm-codec.ts).
+  const keep = mime === "image/jpeg" ? [JPEG_DECODER] : [];
   return serialize(async () => {
+    releaseLargeCodecHeaps(keep);
     const image = await decode(input, mime as "image/jpeg" | "image/png" | "image/webp", info.orientation);
     try {
       let [w, h] = targetSize(info.width, info.height, spec, spec.maxBytes / FIRST_GUESS_BYTES_PER_PIXEL);
@@ -252,7 +263,7 @@ export function fitImage(input: Uint8Array, mime: string, spec: FitSpec): Promis
       throw err;
     } finally {
       image.release();
-      releaseLargeCodecHeaps();
+      releaseLargeCodecHeaps(keep);
     }
   });
 }

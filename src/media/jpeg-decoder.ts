@@ -38,7 +38,9 @@ class JpegDecodeError extends Error {}
 
 /** WASI calls libc may link (getenv, stderr): answered as "nothing here"; libjpeg's messages are not printed. */
 const EBADF = 8;
-const decoder = codecSlot<DecoderExports>("libjpeg_turbo_decoder", (instantiate) => {
+/** The decoder's codec slot name (fit-image.ts keeps this heap between JPEG fits). */
+export const JPEG_DECODER = "libjpeg_turbo_decoder";
+const decoder = codecSlot<DecoderExports>(JPEG_DECODER, (instantiate) => {
   let memory: WebAssembly.Memory | null = null;
   const zeroCounts = (a: number, b: number) => {
     const view = new DataView((memory as WebAssembly.Memory).buffer);

@@ -83,6 +83,7 @@ export function serialize<T>(fn: () => Promise<T>): Promise<T> {
 
 export function transcodeToJpeg(mime: "image/png" | "image/webp", input: Uint8Array): Promise<TranscodeResult> {
   return serialize(async () => {
+    releaseLargeCodecHeaps(); // a JPEG decoder kept by the last fit (wasm-codec.ts)
     try {
       return await withDecodedRows(mime, input, async (rows) => ({
         bytes: await encodeRows(rows, 100),

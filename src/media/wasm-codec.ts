@@ -11,8 +11,9 @@
  * inside `serialize` (transcode.ts), one at a time per isolate.
  *
  * Only two things drop an instance: a failure inside the codec (its heap is not trusted again), and a heap that grew
- * past RELEASE_HEAP_BYTES (`releaseLargeCodecHeaps`, after every transcode or fit): a rare large decode — a WebP
- * or a progressive JPEG, which libjpeg holds whole — must not stay reserved for the isolate's life.
+ * past RELEASE_HEAP_BYTES (`releaseLargeCodecHeaps`, before and after every transcode or fit): a rare large decode
+ * — a WebP, or a progressive JPEG, which libjpeg holds whole — must not stay reserved for the isolate's life. The
+ * one exception is the JPEG decoder between JPEG fits (see `releaseLargeCodecHeaps`).
  */
 
 /** Heaps above this are dropped after use (see the file comment); every ordinary fit stays below it. */
@@ -110,9 +111,16 @@ export function emscripten<T>(
   };
 }
 
-/** Drops every codec instance whose heap grew past RELEASE_HEAP_BYTES. */
-export function releaseLargeCodecHeaps(): void {
-  for (const slot of slots.values()) if (slot.heapBytes() > RELEASE_HEAP_BYTES) slot.release();
+/**
+ * Drops every codec instance whose heap grew past RELEASE_HEAP_BYTES, except the named ones. A fit keeps the JPEG
+ * decoder it used however large (≤ MAX_DECODE_HEAP_BYTES, checked before decoding): a dropped memory is freed only
+ * when the collector gets to it, so dropping the 38–56 MiB heap of a progressive decode after every fit let six
+ * consecutive fits reach 270 MB of RSS growth (bench/RESULTS.md, "Fitting a 12 MP photo"), while the kept one is
+ * reused by the next fit. Every transcode and every fit of another format drops it first (they never use it).
+ */
+export function releaseLargeCodecHeaps(keep: readonly string[] = []): void {
+  for (const slot of slots.values())
+    if (slot.heapBytes() > RELEASE_HEAP_BYTES && !keep.includes(slot.name)) slot.release();
 }
 
 /** The largest WebAssembly memory each codec used so far reached in this isolate, in bytes. */

@@ -1,10 +1,14 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fitImage, MAX_DECODE_HEAP_BYTES } from "../../src/media/fit-image";
 import { coefficientBytes, jpegDecodeBytes } from "../../src/media/jpeg-decode-heap";
 import { decodeJpeg } from "../../src/media/jpeg-decoder";
 import { jpegInfo } from "../../src/media/jpeg-meta";
-import { wasmHeapBytes } from "../../src/media/wasm-codec";
-import { jpegHeader } from "./fixtures";
+import { transcodeToJpeg } from "../../src/media/transcode";
+import { codecInstantiations, wasmHeapBytes } from "../../src/media/wasm-codec";
+import { type Fakes, installFakes, seedBlueskyAccount, seedXAccount } from "../publishing/platforms";
+import { deliverThroughRuntime, readPost, seedPost } from "../publishing/support";
+import { call, createTestWorkspace } from "../support/harness";
+import { insertPost, jpegHeader, makePng, mediaForm } from "./fixtures";
 import { progressivePhoto } from "./progressive-jpeg";
 
 const MiB = 1024 * 1024;
@@ -91,8 +95,15 @@ describe("decoder heap estimate (jpeg-decode-heap.ts)", () => {
   });
 });
 
+/** A 12 MP progressive phone photo (EXIF orientation 6), made once for the file. */
+let made: Promise<Uint8Array> | undefined;
+const phonePhoto = () => {
+  made ??= progressivePhoto(4032, 3024, 97, 6);
+  return made;
+};
+
 describe("progressive JPEGs in fitImage (issues 16/21)", () => {
-  it("a 12 MP 4:2:0 progressive header is decoded (not refused); 12 MP 4:4:4 and 24 MP 4:2:0 are refused first", async () => {
+  it("a 12 MP 4:2:0 progressive header is decoded (not refused); 12 MP 4:4:4, 16 MP and 24 MP 4:2:0 are refused first", async () => {
     const reason = (p: Promise<unknown>) =>
       p.then(
         () => "fitted",
@@ -109,10 +120,20 @@ describe("progressive JPEGs in fitImage (issues 16/21)", () => {
     expect(await reason(fitImage(progressiveHeader(6000, 4000, [0x22, 0x11, 0x11]), "image/jpeg", spec))).toBe(
       "too_large_to_decode",
     );
+    // At the 10 MB upload limit a 12 MP 4:2:0 file still passes (46.3 MiB); a 3 MB 16 MP 4:2:0 one (49.0) does not.
+    const padded = (w: number, h: number, bytes: number) => {
+      const b = jpegHeader(w, h, bytes - 200);
+      b[b.indexOf(0xc0, 20)] = 0xc2;
+      return b;
+    };
+    const tenMb = padded(4032, 3024, 10 * MiB);
+    expect(jpegDecodeBytes(tenMb.length, jpegInfo(tenMb)!)).toBeLessThanOrEqual(MAX_DECODE_HEAP_BYTES);
+    expect(await reason(fitImage(tenMb, "image/jpeg", spec))).toBe("invalid");
+    expect(await reason(fitImage(padded(4608, 3456, 3 * MiB), "image/jpeg", spec))).toBe("too_large_to_decode");
   });
 
   it("fits a real 12 MP progressive phone photo for Bluesky within the decode limit", async () => {
-    const photo = await progressivePhoto(4032, 3024, 95, 6);
+    const photo = await phonePhoto();
     const frame = jpegInfo(photo)!;
     expect(frame).toEqual({
       width: 4032,
@@ -143,4 +164,61 @@ describe("progressive JPEGs in fitImage (issues 16/21)", () => {
     expect(heap).toBeGreaterThan(coefficientBytes(frame) + photo.length);
     expect(heap).toBeLessThanOrEqual(estimate);
   }, 120_000);
+
+  it("keeps the decoder's large heap for the next JPEG fit and drops it before a transcode", async () => {
+    const photo = await phonePhoto();
+    const spec = { maxBytes: 1_000_000, formats: ["image/jpeg"] as const };
+    const made = () => codecInstantiations().libjpeg_turbo_decoder ?? 0;
+    await fitImage(photo, "image/jpeg", spec);
+    const first = made();
+    // A second progressive fit reuses the instance (and its 38 MiB) instead of leaving one for the collector.
+    await fitImage(photo, "image/jpeg", spec);
+    expect(made()).toBe(first);
+    // A PNG transcode never uses the decoder: it is dropped first, and the next fit makes a new one.
+    await transcodeToJpeg("image/png", await makePng(4, 4));
+    await fitImage(photo, "image/jpeg", spec);
+    expect(made()).toBe(first + 1);
+  }, 120_000);
+});
+
+describe("a progressive phone photo end to end", () => {
+  let fakes: Fakes;
+  beforeEach(() => {
+    fakes = installFakes();
+  });
+  afterEach(() => fakes.uninstall());
+
+  it("is uploaded as it is and publishes to Bluesky and X, each fake receiving a file within its limit", async () => {
+    const photo = await phonePhoto();
+    expect(photo.length).toBeGreaterThan(5 * MiB); // over X's 5 MB and Bluesky's 1,000,000 bytes
+    const ws = await createTestWorkspace();
+    // Uploaded through the API (stored without a decode: metadata stripped, orientation kept).
+    const draft = await insertPost(ws, [{ platform: "bluesky", contentType: "bluesky_post" }]);
+    const res = await call("POST", `/api/posts/${draft.postId}/media`, {
+      key: ws.key,
+      rawBody: mediaForm(photo, "IMG_0001.jpg", "image/jpeg"),
+    });
+    expect(res.status, res.text).toBe(200);
+    const media = res.body.media[0];
+    expect([media.width, media.height, media.mime_type]).toEqual([3024, 4032, "image/jpeg"]);
+
+    const [x, bsky] = [await seedXAccount(ws), await seedBlueskyAccount(ws, fakes.bluesky)];
+    const post = await seedPost(ws, {
+      content: "Progressive",
+      rows: [
+        { accountId: x, platform: "x", contentType: "x_post" },
+        { accountId: bsky, platform: "bluesky", contentType: "bluesky_post" },
+      ],
+      mediaIds: [media.id],
+    });
+    await deliverThroughRuntime(post.messages);
+    expect((await readPost(post.postId))?.status).toBe("published");
+
+    const blobs = [...fakes.bluesky.blobs.values()];
+    expect(blobs.map((b) => b.mimeType)).toEqual(["image/jpeg"]);
+    expect(blobs[0]!.size).toBeLessThanOrEqual(1_000_000);
+    const xMedia = [...fakes.x.media.values()];
+    expect(xMedia).toHaveLength(1);
+    expect(xMedia[0]!.totalBytes).toBeLessThanOrEqual(5 * MiB);
+  }, 180_000);
 });
