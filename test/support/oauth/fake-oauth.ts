@@ -243,8 +243,8 @@ interface NetworkTable {
     /** The answer to any other grant on the same path (a long-lived exchange, a refresh); null: not ours. */
     otherGrant?: (request: Request) => Promise<Response | null> | Response | null;
   };
-  /** origin → the network's API paths on it; null: not ours (the publishing fake answers). */
-  api?: Record<string, Handler>;
+  /** origin → the network's API paths on it (given the login, to tell its tokens); null: not ours. */
+  api?: Record<string, (request: Request, oauth: FakeOAuth) => Promise<Response | null>>;
   data: Record<string, unknown>;
 }
 
@@ -262,7 +262,7 @@ function fakeNetwork(t: NetworkTable): FakeNetwork {
         if (r instanceof Response) return r;
         return jsonResponse(t.token.answer(r, oauth));
       }
-      return (await t.api?.[origin]?.(req)) ?? null;
+      return (await t.api?.[origin]?.(req, oauth)) ?? null;
     };
   }
   return { oauth, routes, data: t.data };
@@ -270,6 +270,20 @@ function fakeNetwork(t: NetworkTable): FakeNetwork {
 
 /** The bearer token of a request, when the login issued it. */
 const issuedBearer = (oauth: FakeOAuth, req: Request) => oauth.issued.includes(bearer(req) ?? "");
+
+/**
+ * The RFC 6749 token answer most networks give: the issued access token, its refresh token (when `refreshed` says
+ * the grant has one), the granted scopes in the network's own separator, and the network's own fields (lifetimes,
+ * token_type spelling, ids), computed per answer.
+ */
+const rfcTokenAnswer =
+  (own: () => Record<string, unknown>, refreshed: (scopes: string[]) => boolean = () => true) =>
+  (r: TokenContext, oauth: FakeOAuth) => ({
+    access_token: r.accessToken,
+    ...(refreshed(r.scopes) ? { refresh_token: r.refreshToken } : {}),
+    scope: oauth.scopeString(r.scopes),
+    ...own(),
+  });
 
 /**
  * The Graph side of Instagram Login and Threads: the short-lived → long-lived exchange
@@ -294,7 +308,20 @@ function longLivedGraph(o: { grantType: string; clientSecret: string; mePath: st
     if (p !== o.mePath) return null;
     return longTokens.includes(bearer(req) ?? "") ? jsonResponse(o.me) : invalid();
   };
-  return { shortTokens, longTokens, handler };
+  return {
+    /** A token answer that also remembers the short-lived token it hands out, for the exchange. */
+    remember:
+      (answer: (r: TokenContext) => unknown) =>
+      (r: TokenContext): unknown => {
+        shortTokens.add(r.accessToken);
+        return answer(r);
+      },
+    /** The network table's Graph routes and data (`user`, and the long-lived tokens issued). */
+    parts: (graphOrigin: string, user: unknown) => ({
+      api: { [graphOrigin]: handler },
+      data: { user, longTokens },
+    }),
+  };
 }
 
 // ---------------------------------------------------------------- X
@@ -306,7 +333,7 @@ export function fakeXOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNe
     username: "alice_x",
     profile_image_url: "https://pbs.twimg.fake/alice.jpg",
   };
-  const net: FakeNetwork = fakeNetwork({
+  return fakeNetwork({
     spec: {
       name: "x",
       clientParam: "client_id",
@@ -323,25 +350,21 @@ export function fakeXOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNe
       origin: o.apiOrigin,
       path: "/2/oauth2/token",
       method: "POST",
-      answer: (r, oauth) => ({
-        token_type: "bearer",
-        expires_in: 7200,
-        access_token: r.accessToken,
-        scope: oauth.scopeString(r.scopes),
-        ...(r.scopes.includes("offline.access") ? { refresh_token: r.refreshToken } : {}),
-      }),
+      answer: rfcTokenAnswer(
+        () => ({ token_type: "bearer", expires_in: 7200 }),
+        (scopes) => scopes.includes("offline.access"),
+      ),
     },
     api: {
-      [o.apiOrigin]: async (req) => {
+      [o.apiOrigin]: async (req, oauth) => {
         if (req.method !== "GET" || path(req) !== "/2/users/me") return null;
-        if (!issuedBearer(net.oauth, req))
+        if (!issuedBearer(oauth, req))
           return jsonResponse({ title: "Unauthorized", type: "about:blank", status: 401, detail: "Unauthorized" }, 401);
         return jsonResponse({ data: user });
       },
     },
     data: { user },
   });
-  return net;
 }
 
 // ---------------------------------------------------------------- LinkedIn
@@ -363,7 +386,7 @@ export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string })
   ];
   const liError = (status: number, code: string, message: string) =>
     jsonResponse({ status, serviceErrorCode: 65600, code, message }, status);
-  const net: FakeNetwork = fakeNetwork({
+  return fakeNetwork({
     spec: {
       name: "linkedin",
       clientParam: "client_id",
@@ -380,20 +403,14 @@ export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string })
       origin: o.oauthOrigin,
       path: "/oauth/v2/accessToken",
       method: "POST",
-      answer: (r, oauth) => ({
-        access_token: r.accessToken,
-        expires_in: 5_183_999,
-        refresh_token: r.refreshToken,
-        refresh_token_expires_in: 31_535_999,
-        scope: oauth.scopeString(r.scopes),
-      }),
+      answer: rfcTokenAnswer(() => ({ expires_in: 5_183_999, refresh_token_expires_in: 31_535_999 })),
     },
     api: {
-      [o.apiOrigin]: async (req) => {
+      [o.apiOrigin]: async (req, oauth) => {
         const p = path(req);
         const isOurs = p === "/v2/userinfo" || p === "/rest/organizationAcls" || p.startsWith("/rest/organizations/");
         if (!isOurs) return null;
-        if (!issuedBearer(net.oauth, req)) return liError(401, "INVALID_ACCESS_TOKEN", "Invalid access token");
+        if (!issuedBearer(oauth, req)) return liError(401, "INVALID_ACCESS_TOKEN", "Invalid access token");
         if (p === "/v2/userinfo") return jsonResponse(member);
         if (!req.headers.get("linkedin-version") || req.headers.get("x-restli-protocol-version") !== "2.0.0") {
           return liError(
@@ -422,7 +439,6 @@ export function fakeLinkedInOAuth(o: { oauthOrigin: string; apiOrigin: string })
     },
     data: { member, organizations },
   });
-  return net;
 }
 
 // ---------------------------------------------------------------- Facebook Login (Pages, Instagram via Facebook)
@@ -576,15 +592,13 @@ export function fakeInstagramLoginOAuth(o: {
       origin: o.oauthOrigin,
       path: "/oauth/access_token",
       method: "POST",
-      answer: (r) => {
-        graph.shortTokens.add(r.accessToken);
-        return { data: [{ access_token: r.accessToken, user_id: user.user_id, permissions: r.scopes.join(",") }] };
-      },
+      answer: graph.remember((r) => ({
+        data: [{ access_token: r.accessToken, user_id: user.user_id, permissions: r.scopes.join(",") }],
+      })),
       otherGrant: () =>
         jsonResponse({ error_type: "OAuthException", code: 400, error_message: "Invalid grant_type" }, 400),
     },
-    api: { [o.graphOrigin]: graph.handler },
-    data: { user, longTokens: graph.longTokens },
+    ...graph.parts(o.graphOrigin, user),
   });
 }
 
@@ -620,13 +634,9 @@ export function fakeThreadsOAuth(o: { authOrigin: string; graphOrigin: string })
       origin: o.graphOrigin,
       path: "/oauth/access_token",
       method: "POST",
-      answer: (r) => {
-        graph.shortTokens.add(r.accessToken);
-        return { access_token: r.accessToken, user_id: Number(user.id) };
-      },
+      answer: graph.remember((r) => ({ access_token: r.accessToken, user_id: Number(user.id) })),
     },
-    api: { [o.graphOrigin]: graph.handler },
-    data: { user, longTokens: graph.longTokens },
+    ...graph.parts(o.graphOrigin, user),
   });
 }
 
@@ -640,7 +650,7 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
     username: "acme.tt",
     avatar_url: "https://p16.tiktokcdn.fake/a.jpeg",
   };
-  const net: FakeNetwork = fakeNetwork({
+  return fakeNetwork({
     spec: {
       name: "tiktok",
       clientParam: "client_key",
@@ -657,20 +667,17 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
       origin: o.apiOrigin,
       path: "/v2/oauth/token/",
       method: "POST",
-      answer: (r, oauth) => ({
-        access_token: r.accessToken,
+      answer: rfcTokenAnswer(() => ({
         expires_in: 7_200, // TikTok "Manage OAuth Access Tokens" (Nov 2026): 2 hours
         open_id: user.open_id,
         refresh_expires_in: 15_552_000, // 180 days
-        refresh_token: r.refreshToken,
-        scope: oauth.scopeString(r.scopes),
         token_type: "Bearer",
-      }),
+      })),
     },
     api: {
-      [o.apiOrigin]: async (req) => {
+      [o.apiOrigin]: async (req, oauth) => {
         if (req.method !== "GET" || path(req) !== "/v2/user/info/") return null;
-        if (!issuedBearer(net.oauth, req)) {
+        if (!issuedBearer(oauth, req)) {
           return jsonResponse(
             {
               data: {},
@@ -688,7 +695,6 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
     },
     data: { user },
   });
-  return net;
 }
 
 // ---------------------------------------------------------------- Google / YouTube
@@ -698,7 +704,7 @@ export function fakeGoogleOAuth(o: { authOrigin: string; tokenOrigin: string; ap
     { id: "UC_x5XG1OV2P6uZZ5FSM9Ttw", title: "Acme Videos", customUrl: "@acmevideos" },
     { id: "UCbrand0000000000000002", title: "Acme Brand", customUrl: "@acmebrand" },
   ];
-  const net: FakeNetwork = fakeNetwork({
+  return fakeNetwork({
     spec: {
       name: "google",
       clientParam: "client_id",
@@ -715,18 +721,12 @@ export function fakeGoogleOAuth(o: { authOrigin: string; tokenOrigin: string; ap
       origin: o.tokenOrigin,
       path: "/token",
       method: "POST",
-      answer: (r, oauth) => ({
-        access_token: r.accessToken,
-        expires_in: 3599,
-        refresh_token: r.refreshToken,
-        scope: oauth.scopeString(r.scopes),
-        token_type: "Bearer",
-      }),
+      answer: rfcTokenAnswer(() => ({ expires_in: 3599, token_type: "Bearer" })),
     },
     api: {
-      [o.apiOrigin]: async (req) => {
+      [o.apiOrigin]: async (req, oauth) => {
         if (path(req) !== "/youtube/v3/channels") return null;
-        if (!issuedBearer(net.oauth, req)) {
+        if (!issuedBearer(oauth, req)) {
           return jsonResponse(
             {
               error: {
@@ -759,7 +759,6 @@ export function fakeGoogleOAuth(o: { authOrigin: string; tokenOrigin: string; ap
     },
     data: { channels },
   });
-  return net;
 }
 
 // ---------------------------------------------------------------- Pinterest
@@ -776,7 +775,7 @@ export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string })
     { id: "549755885175", name: "Recipes", privacy: "PUBLIC" },
     { id: "549755885176", name: "Shop", privacy: "PUBLIC" },
   ];
-  const net: FakeNetwork = fakeNetwork({
+  return fakeNetwork({
     spec: {
       name: "pinterest",
       clientParam: "client_id",
@@ -794,35 +793,31 @@ export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string })
       origin: o.apiOrigin,
       path: "/v5/oauth/token",
       method: "POST",
-      answer: (r, oauth) => ({
-        access_token: r.accessToken,
-        refresh_token: r.refreshToken,
+      answer: rfcTokenAnswer(() => ({
         response_type: "authorization_code",
         token_type: "bearer",
         expires_in: 2_592_000,
         refresh_token_expires_in: 31_536_000,
-        scope: oauth.scopeString(r.scopes),
-      }),
+      })),
     },
     api: {
-      [o.apiOrigin]: async (req) => {
+      [o.apiOrigin]: async (req, oauth) => {
         const p = path(req);
         if (req.method !== "GET" || (p !== "/v5/user_account" && p !== "/v5/boards")) return null;
-        if (!issuedBearer(net.oauth, req)) return jsonResponse({ code: 2, message: "Authentication failed." }, 401);
+        if (!issuedBearer(oauth, req)) return jsonResponse({ code: 2, message: "Authentication failed." }, 401);
         if (p === "/v5/user_account") return jsonResponse(user);
         return jsonResponse({ items: boards, bookmark: null });
       },
     },
     data: { user, boards },
   });
-  return net;
 }
 
 // ---------------------------------------------------------------- Mastodon
 
 export function fakeMastodonOAuth(o: { instance: string }): FakeNetwork {
   const apps: { client_id: string; client_secret: string; redirect_uri: string }[] = [];
-  const net: FakeNetwork = fakeNetwork({
+  return fakeNetwork({
     spec: {
       name: "mastodon",
       clientParam: "client_id",
@@ -842,15 +837,14 @@ export function fakeMastodonOAuth(o: { instance: string }): FakeNetwork {
       origin: o.instance,
       path: "/oauth/token",
       method: "POST",
-      answer: (r, oauth) => ({
-        access_token: r.accessToken,
-        token_type: "Bearer",
-        scope: oauth.scopeString(r.scopes),
-        created_at: Math.floor(Date.now() / 1000),
-      }),
+      // Mastodon issues no refresh token: its tokens do not expire.
+      answer: rfcTokenAnswer(
+        () => ({ token_type: "Bearer", created_at: Math.floor(Date.now() / 1000) }),
+        () => false,
+      ),
     },
     api: {
-      [o.instance]: async (req) => {
+      [o.instance]: async (req, oauth) => {
         if (req.method !== "POST" || path(req) !== "/api/v1/apps") return null;
         const body = (await req.json().catch(() => ({}))) as Record<string, string>;
         if (!body.client_name || !body.redirect_uris) {
@@ -866,8 +860,8 @@ export function fakeMastodonOAuth(o: { instance: string }): FakeNetwork {
         };
         apps.push(app);
         // One fake app at a time is enough for the tests: the latest registration is the valid client.
-        net.oauth.spec.clientId = app.client_id;
-        net.oauth.spec.clientSecret = app.client_secret;
+        oauth.spec.clientId = app.client_id;
+        oauth.spec.clientSecret = app.client_secret;
         return jsonResponse({
           id: String(apps.length),
           name: body.client_name,
@@ -883,7 +877,6 @@ export function fakeMastodonOAuth(o: { instance: string }): FakeNetwork {
     },
     data: { apps },
   });
-  return net;
 }
 
 export { jsonResponse, unauthorized };
