@@ -18,6 +18,7 @@ import { type Fakes, installFakes, seedBlueskyAccount, seedXAccount } from "./pl
 import {
   createTestWorkspace,
   deliver,
+  instantLongWaits,
   openAccountCredentials,
   readRow,
   recordingQueue,
@@ -57,9 +58,11 @@ beforeEach(() => {
   vi.useFakeTimers({ toFake: ["Date"] });
   t0 = Math.floor(Date.now() / MINUTE_MS) * MINUTE_MS;
   vi.setSystemTime(t0);
+  instantLongWaits(); // YouTube's and TikTok's processing polls wait seconds: not for real here
 });
 afterEach(() => {
   vi.useRealTimers();
+  vi.unstubAllGlobals();
   fakes.uninstall();
   for (const stop of [instagram.uninstall, facebook.uninstall, threads.uninstall, linkedin.uninstall]) stop();
   pinterest.stop();
