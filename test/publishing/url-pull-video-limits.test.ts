@@ -123,8 +123,9 @@ const e2e: Array<{
   limits: VideoPullLimits;
   bad: Mp4Options;
   good: Mp4Options;
-  /** What the adapter throws (the row's failure) for the file past the rule. */
-  network: Record<string, unknown>;
+  /** The adapter's (so the row's) permanent failure for the file past the rule, and the HTTP status behind it. */
+  failure: string;
+  status?: number;
   /** The schedule-time refusal of the same file. */
   schedule: string;
 }> = [
@@ -136,7 +137,7 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.instagramReel,
     bad: { seconds: 960 },
     good: { seconds: 900 },
-    network: { name: "PlatformError", kind: "permanent", message: "Instagram does not support this video format." },
+    failure: "Instagram does not support this video format.",
     schedule: "Instagram: Reel needs a video between 3 s and 900 s long; clip.mp4 is 960 s.",
   },
   {
@@ -147,7 +148,7 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.instagramStory,
     bad: { seconds: 61 },
     good: { seconds: 60 },
-    network: { name: "PlatformError", kind: "permanent", message: "Instagram does not support this video format." },
+    failure: "Instagram does not support this video format.",
     schedule: "Instagram: Story needs a video between 3 s and 60 s long; clip.mp4 is 61 s.",
   },
   {
@@ -158,11 +159,7 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.threads,
     bad: { seconds: 301 },
     good: { seconds: 300 },
-    network: {
-      name: "PlatformError",
-      kind: "permanent",
-      message: "Threads could not process the media: Invalid duration.",
-    },
+    failure: "Threads could not process the media: Invalid duration.",
     schedule: "Threads: Post needs a video at most 300 s long; clip.mp4 is 301 s.",
   },
   {
@@ -173,11 +170,7 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.threads,
     bad: { width: 19, height: 1920 },
     good: { width: 20, height: 1920 },
-    network: {
-      name: "PlatformError",
-      kind: "permanent",
-      message: "Threads could not process the media: Invalid aspec ratio.",
-    },
+    failure: "Threads could not process the media: Invalid aspec ratio.",
     schedule: "Threads: Post needs a video aspect ratio between 0.01:1 and 10:1; clip.mp4 is 19×1920.",
   },
   {
@@ -188,7 +181,7 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.facebookReel,
     bad: { width: 1080, height: 1080, seconds: 30 },
     good: { width: 540, height: 960, seconds: 90 },
-    network: { name: "PlatformError", kind: "permanent", message: "The video must have a 9:16 aspect ratio." },
+    failure: "The video must have a 9:16 aspect ratio.",
     schedule: "Facebook Page: Reel needs a video aspect ratio between 0.55:1 and 0.57:1; clip.mp4 is 1080×1080.",
   },
   {
@@ -199,12 +192,8 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.facebookStory,
     bad: { seconds: 61 },
     good: { seconds: 60 },
-    network: {
-      name: "PlatformError",
-      kind: "permanent",
-      status: 400,
-      message: "The video must be between 3 and 90 seconds long (60 seconds for a story).",
-    },
+    failure: "The video must be between 3 and 90 seconds long (60 seconds for a story).",
+    status: 400,
     schedule: "Facebook Page: Story needs a video between 3 s and 60 s long; clip.mp4 is 61 s.",
   },
   {
@@ -215,12 +204,8 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.facebookVideo,
     bad: { seconds: 241 * 60, width: 1920, height: 1080 },
     good: { seconds: 240 * 60, width: 1920, height: 1080 },
-    network: {
-      name: "PlatformError",
-      kind: "permanent",
-      status: 400,
-      message: "The video is longer than 240 minutes.",
-    },
+    failure: "The video is longer than 240 minutes.",
+    status: 400,
     schedule: "Facebook Page: Post needs a video at most 14400 s long; clip.mp4 is 14460 s.",
   },
   {
@@ -232,7 +217,7 @@ const e2e: Array<{
     limits: VIDEO_PULL_LIMITS.tiktok,
     bad: { width: 2304, height: 4097, seconds: 30 },
     good: { width: 2304, height: 4096, seconds: 600 },
-    network: { name: "PlatformError", kind: "permanent", message: "TikTok rejected the picture size." },
+    failure: "TikTok rejected the picture size.",
     schedule: "TikTok: Video needs a video at most 4096 pixels on its longer side; clip.mp4 is 2304×4097.",
   },
 ];
@@ -264,7 +249,13 @@ describe("a video past a URL-pull network's rules fails clearly, and is refused 
     const bad = await storedVideo(c.bad);
     expect(await pulledVideoRefusal(bad.url, c.limits)).not.toBeNull();
     const refused = await platformRejection(adapter.publish(testAdapterContext(), request(bad)));
-    expect(refused).toEqual({ retryAfterSeconds: undefined, status: undefined, ...c.network });
+    expect(refused).toEqual({
+      name: "PlatformError",
+      kind: "permanent",
+      message: c.failure,
+      retryAfterSeconds: undefined,
+      status: c.status,
+    });
     expect(running.published ?? []).toEqual([]);
     const info = { ...c.bad, seconds: c.bad.seconds ?? 12.5, width: c.bad.width ?? 1080, height: c.bad.height ?? 1920 };
     const problems = checkFileRules(c.platform, c.contentType, {

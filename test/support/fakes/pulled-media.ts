@@ -115,6 +115,18 @@ export interface VideoPullLimits {
 const MP4_MOV = ["video/mp4", "video/quicktime"] as const;
 const GB = 1024 * MB;
 
+/** Facebook reels and video stories: 1 GB, 3 s to `maxSeconds`, 9:16, at least 540 × 960. */
+const facebookVertical = (maxSeconds: number): VideoPullLimits => ({
+  formats: MP4_MOV,
+  maxBytes: GB,
+  minSeconds: 3,
+  maxSeconds,
+  minAspect: 9 / 16 - 0.0125,
+  maxAspect: 9 / 16 + 0.0125,
+  minShortSide: 540,
+  minLongSide: 960,
+});
+
 export const VIDEO_PULL_LIMITS = {
   // Instagram `POST /{ig-user-id}/media`, reel specifications (feed and carousel videos publish as reels):
   // MOV/MP4, 3 s – 15 min, aspect 0.01:1 – 10:1, 300 MB.
@@ -140,27 +152,9 @@ export const VIDEO_PULL_LIMITS = {
   // Facebook Page videos (`POST /{page-id}/videos` with `file_url`): 10 GB, 240 minutes.
   facebookVideo: { formats: MP4_MOV, maxBytes: 10 * GB, maxSeconds: 240 * 60 },
   // Reels Publishing API: 9:16, at least 540 × 960, 3 – 90 s (Meta names no tolerance on 9:16; ±0.0125 here).
-  facebookReel: {
-    formats: MP4_MOV,
-    maxBytes: GB,
-    minSeconds: 3,
-    maxSeconds: 90,
-    minAspect: 9 / 16 - 0.0125,
-    maxAspect: 9 / 16 + 0.0125,
-    minShortSide: 540,
-    minLongSide: 960,
-  },
+  facebookReel: facebookVertical(90),
   // Page video stories: as reels, at most 60 s.
-  facebookStory: {
-    formats: MP4_MOV,
-    maxBytes: GB,
-    minSeconds: 3,
-    maxSeconds: 60,
-    minAspect: 9 / 16 - 0.0125,
-    maxAspect: 9 / 16 + 0.0125,
-    minShortSide: 540,
-    minLongSide: 960,
-  },
+  facebookStory: facebookVertical(60),
   // TikTok media transfer guide, video restrictions: MP4/WebM/MOV, 360 – 4096 px per side, 4 GB; the duration is
   // the creator's `max_video_post_duration_sec` (the fake's creator: 600 s).
   tiktok: { formats: MP4_MOV, maxBytes: 4 * GB, maxSeconds: 600, minShortSide: 360, maxLongSide: 4096 },
