@@ -106,6 +106,10 @@ const CASES = [
     "16,383 × 488 photo WebP lossless (8 MP, extreme aspect)",
     () => photo(16_383, 488).webp({ lossless: true }).toBuffer(),
   ],
+  // Inflated volume 48 MiB (RGB at 16 MP, RGBA at 12 MP) against the 64 MiB of the 16 MP RGBA rows above.
+  ["4,000 × 4,000 RGB zeros PNG (16 MP, 48 MB inflated)", () => flatPng(4000, 4000, { colorType: 2 })],
+  ["3,464 × 3,464 RGBA zeros PNG (12 MP, 48 MB inflated)", () => flatPng(3464, 3464, { colorType: 6 })],
+  ["65,500 × 192 RGBA PNG (12.6 MP, widest, 48 MB inflated)", () => flatPng(65_500, 192, { colorType: 6 })],
 ];
 
 const only = process.env.BENCH_CASES?.split(",").map(Number);

@@ -32,10 +32,12 @@ export interface IngestLimits {
 /**
  * Inflated PNG data one image may push through the native inflater. Its output arrives as 4 KB buffers that the
  * garbage collector reclaims late (V8 starts collecting after ≈64 MB of new external memory), so the volume, not
- * only the live memory, drives the isolate's peak: 64 MB inflated peaked at ≈100 MB RSS, 768 MB at ≈220 MB
- * (bench/RESULTS.md, "Hostile images").
+ * only the live memory, drives the isolate's peak: 64 MiB inflated (a 16 MP RGBA PNG) peaked at 95–100 MB of RSS
+ * growth, 48 MiB at 79–91 MB, 768 MB at ≈220 MB (bench/RESULTS.md, "Hostile images", "PNG inflate volume").
+ * 48 MiB keeps 8-bit RGB at the full 16 MP and lowers 8-bit RGBA to 12.58 MP, with ≥ 37 MB of the isolate's
+ * 128 MB to spare instead of 28.
  */
-export const MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+export const MAX_INFLATED_BYTES = 48 * 1024 * 1024;
 
 /** Interlaced PNGs are inflated once per band; bands hold ≤ 8 MiB of RGB, so at most 3 for ≤ 8 MP. */
 const INTERLACED_PASSES = 3;

@@ -132,16 +132,23 @@ describe("hostile images (ingest)", () => {
     const thin = await stored(await grey(1, 65_500, { bitDepth: 1 }));
     expect(thin.sof).toEqual({ width: 1, height: 65_500 });
 
-    // Exactly MEDIA_MAX_IMAGE_PIXELS (16 MP) of RGBA zeros, a decompression bomb of < 100 KB: streamed, stored.
-    const bomb = await makeRawPng({
-      width: 4000,
-      height: 4000,
-      colorType: 6,
-      bitDepth: 8,
-      line: () => new Uint8Array(16_000),
+    // Exactly MEDIA_MAX_IMAGE_PIXELS (16 MP) of RGB zeros (48 MiB inflated, the volume limit), a decompression
+    // bomb of < 100 KB: streamed, stored. The same size in RGBA (64 MiB) is refused from the header.
+    const bomb = (colorType: 2 | 6, bytesPerPixel: number) =>
+      makeRawPng({
+        width: 4000,
+        height: 4000,
+        colorType,
+        bitDepth: 8,
+        line: () => new Uint8Array(4000 * bytesPerPixel),
+      });
+    const rgb = await bomb(2, 3);
+    expect(rgb.length).toBeLessThan(100_000);
+    expect((await stored(rgb)).sof).toEqual({ width: 4000, height: 4000 });
+    expect(await refusal(await bomb(6, 4))).toEqual({
+      reason: "too_many_pixels",
+      message: "The media field has invalid image dimensions: at most 12582912 pixels are supported.",
     });
-    expect(bomb.length).toBeLessThan(100_000);
-    expect((await stored(bomb)).sof).toEqual({ width: 4000, height: 4000 });
     // One row more is refused from the header.
     expect(await refusal(await grey(4000, 4001, { bitDepth: 1 }))).toEqual({
       reason: "too_many_pixels",
@@ -155,10 +162,11 @@ describe("hostile images (ingest)", () => {
       message: `The media field has invalid image dimensions: at most ${n} pixels are supported.`,
     });
     const idat = new Uint8Array(8);
-    // RGBA 16-bit: 8 bytes a pixel, 64 MiB / 8 = 8,388,608 pixels.
-    expect(await refusal(pngWithHeader(3000, 3000, 16, 6, 0, idat))).toEqual(limited(8_388_608));
-    // Interlaced RGBA 16-bit: three passes, 64 MiB / 8 / 3 = 2,796,202 pixels.
-    expect(await refusal(pngWithHeader(2000, 1500, 16, 6, 1, idat))).toEqual(limited(2_796_202));
+    // RGBA 16-bit: 8 bytes a pixel, 48 MiB / 8 = 6,291,456 pixels; RGBA 8-bit: 48 MiB / 4 = 12,582,912.
+    expect(await refusal(pngWithHeader(3000, 3000, 16, 6, 0, idat))).toEqual(limited(6_291_456));
+    expect(await refusal(pngWithHeader(3548, 3547, 8, 6, 0, idat))).toEqual(limited(12_582_912));
+    // Interlaced RGBA 16-bit: three passes, 48 MiB / 8 / 3 = 2,097,152 pixels.
+    expect(await refusal(pngWithHeader(2000, 1500, 16, 6, 1, idat))).toEqual(limited(2_097_152));
     // Interlaced grey: the whole-decode limit (4 MP in these tests) is the lower one.
     expect(await refusal(pngWithHeader(2001, 2000, 8, 0, 1, idat))).toEqual(limited(4_000_000));
   });

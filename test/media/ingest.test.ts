@@ -131,10 +131,11 @@ describe("ingestMedia", () => {
 
   it("refuses decompression bombs from the header and truncated or corrupt images, and keeps working", async () => {
     const before = await bucketKeys();
+    // An 8-bit RGBA PNG: its limit is 48 MiB of inflated rows / 4 bytes a pixel (below the 16 MP of RGB).
     const bomb = await makePng(1, 1, undefined, { declared: [40000, 40000] });
     expect(await rejected(ingest(bomb))).toEqual({
       reason: "too_many_pixels",
-      message: "The media field has invalid image dimensions: at most 16000000 pixels are supported.",
+      message: "The media field has invalid image dimensions: at most 12582912 pixels are supported.",
     });
     // WebP is decoded whole, so its lower limit applies: a 3000×3000 (9 MP) VP8X canvas is refused.
     const bigWebp = new Uint8Array(30);

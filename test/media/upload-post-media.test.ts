@@ -128,7 +128,8 @@ describe("POST /api/posts/{post}/media", () => {
 
     const bomb = await upload(ws, postId, mediaForm(await makePng(1, 1, undefined, { declared: [30000, 30000] })));
     expect(bomb.body).toEqual(
-      mediaError("The media field has invalid image dimensions: at most 16000000 pixels are supported."),
+      // 8-bit RGBA: 48 MiB of inflated rows / 4 bytes a pixel (ingest.ts MAX_INFLATED_BYTES).
+      mediaError("The media field has invalid image dimensions: at most 12582912 pixels are supported."),
     );
     const corrupt = WEBP_LOSSY_1X1.slice();
     corrupt.fill(1, 30);
