@@ -1,4 +1,5 @@
 import { env, exports } from "cloudflare:workers";
+import { expect } from "vitest";
 
 /** Every test makes its own workspace and key through the public bootstrap endpoint. */
 export const BASE = "https://api.test";
@@ -65,3 +66,21 @@ export async function createTestWorkspace(name = `Workspace ${++counter}`): Prom
 export const YMDHIS = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 export const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/**
+ * The 201 body of a new API key: the key as `GET /api/api-keys` lists it (full scope unless `key` says otherwise)
+ * and its plain token, shown this once.
+ */
+export function newApiKeyBody(key: { name: string; expires_at: string | null; scopes?: string[] }) {
+  return {
+    token: {
+      id: expect.stringMatching(UUID),
+      name: key.name,
+      last_used_at: null,
+      expires_at: key.expires_at,
+      created_at: expect.stringMatching(ISO_OFFSET),
+      scopes: key.scopes ?? ["full"],
+    },
+    plain_token: expect.stringMatching(/^esp_[A-Za-z0-9_-]{43}$/),
+  };
+}
