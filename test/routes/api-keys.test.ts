@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { describeAuth } from "../support/auth-cases";
-import { call, createTestWorkspace, ISO_OFFSET, newApiKeyBody } from "../support/harness";
+import { call, createTestWorkspace, ISO_OFFSET, newApiKeyBody, waitFor } from "../support/harness";
 
 describe("API keys", () => {
   describeAuth("GET", "/api/api-keys");
@@ -64,13 +64,13 @@ describe("API keys", () => {
   it("records last_used_at when a key is used", async () => {
     const ws = await createTestWorkspace();
     await ws.api("GET", "/api/workspace");
-    // The write happens after the response; poll briefly.
+    // The write happens after the response.
     let lastUsed: string | null = null;
-    for (let i = 0; i < 20 && !lastUsed; i++) {
+    await waitFor(async () => {
       const list = await ws.api("GET", "/api/api-keys");
       lastUsed = list.body.find((k: { id: string }) => k.id === ws.keyId)?.last_used_at ?? null;
-      if (!lastUsed) await new Promise((r) => setTimeout(r, 25));
-    }
+      return lastUsed !== null;
+    });
     expect(lastUsed).toMatch(ISO_OFFSET);
   });
 

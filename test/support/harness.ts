@@ -84,3 +84,15 @@ export function newApiKeyBody(key: { name: string; expires_at: string | null; sc
     plain_token: expect.stringMatching(/^esp_[A-Za-z0-9_-]{43}$/),
   };
 }
+
+/**
+ * Polls until `check` holds (work after a response, a queue consumer), failing after `ms`: a deadline, not a
+ * number of tries, so a slow machine only makes it wait longer.
+ */
+export async function waitFor(check: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error("timed out waiting");
+    await scheduler.wait(25);
+  }
+}

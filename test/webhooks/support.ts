@@ -46,14 +46,8 @@ export function verify(secret: string, r: Received): { type: string; timestamp: 
   }) as { type: string; timestamp: string; data: any };
 }
 
-/** Polls until `check` holds (background queue deliveries take a moment); fails after `ms`. */
-export async function waitFor(check: () => boolean | Promise<boolean>, ms = 8000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("timed out waiting");
-    await scheduler.wait(25);
-  }
-}
+/** Background queue deliveries take a moment: poll for them with `waitFor`. */
+export { waitFor } from "../support/harness";
 
 /** A WEBHOOK_QUEUE that records what is sent (with delays) instead of handing it to the local queue. */
 export function recordingQueue() {
