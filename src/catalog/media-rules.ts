@@ -175,6 +175,11 @@ function checkVideo(what: string, rules: VideoRules, m: RuleMedia, name: string)
       `${what} accepts videos of at most ${formatBytes(rules.max_bytes)}; ${name} is ${formatBytes(m.size)}.`,
     );
   }
+  if (rules.min_bytes !== null && known(m.size) && m.size < rules.min_bytes) {
+    problems.push(
+      `${what} accepts videos of at least ${formatBytes(rules.min_bytes)}; ${name} is ${formatBytes(m.size)}.`,
+    );
+  }
   if (known(m.durationSeconds) && outside(m.durationSeconds, rules.min_duration_seconds, rules.max_duration_seconds)) {
     const range = rangeText(rules.min_duration_seconds, rules.max_duration_seconds, seconds);
     problems.push(`${what} needs a video ${range} long; ${name} is ${seconds(m.durationSeconds)}.`);

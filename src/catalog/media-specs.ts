@@ -38,6 +38,8 @@ export interface GifRules {
 export interface VideoRules {
   formats: string[];
   max_bytes: number | null;
+  /** The smallest file (LinkedIn: 75 KB). */
+  min_bytes: number | null;
   min_duration_seconds: number | null;
   max_duration_seconds: number | null;
   /** width / height as displayed (after the track's rotation). */
@@ -84,6 +86,7 @@ const image = (r: Partial<ImageRules> & Pick<ImageRules, "formats">): ImageRules
 
 const video = (r: Partial<VideoRules> & Pick<VideoRules, "formats">): VideoRules => ({
   max_bytes: null,
+  min_bytes: null,
   min_duration_seconds: null,
   max_duration_seconds: null,
   min_aspect_ratio: null,
@@ -121,6 +124,7 @@ const LINKEDIN_POST = rules({
   video: video({
     formats: [MP4],
     max_bytes: 500 * MB,
+    min_bytes: 75 * 1024,
     min_duration_seconds: 3,
     max_duration_seconds: 30 * 60,
     min_aspect_ratio: 1 / 2.4,

@@ -5,11 +5,13 @@ import type { AdapterMedia, PublishRequest } from "../../src/platforms/types";
 import { isoBmff, type Mp4Options } from "../media/fixtures";
 import { storeTestMedia, testAccount, testAdapterContext } from "../support/adapter-context";
 import { platformRejection } from "../support/fakes/fake-kit";
+import { fakeLinkedIn } from "../support/fakes/linkedin";
 import { fakeFacebookGraph, fakeInstagramGraph } from "../support/fakes/meta";
 import {
   type PulledVideo,
   pulledVideoRefusal,
   VIDEO_PULL_LIMITS,
+  VIDEO_UPLOAD_LIMITS,
   type VideoPullLimits,
   videoRefusal,
 } from "../support/fakes/pulled-media";
@@ -37,6 +39,9 @@ const targets: Array<{ platform: string; contentType: string; limits: VideoPullL
   { platform: "facebook", contentType: "facebook_reel", limits: VIDEO_PULL_LIMITS.facebookReel },
   { platform: "facebook", contentType: "facebook_story", limits: VIDEO_PULL_LIMITS.facebookStory },
   { platform: "tiktok", contentType: "tiktok_video", limits: VIDEO_PULL_LIMITS.tiktok },
+  // LinkedIn is sent the bytes, and its fake measures them the same way.
+  { platform: "linkedin", contentType: "linkedin_post", limits: VIDEO_UPLOAD_LIMITS.linkedin },
+  { platform: "linkedin-page", contentType: "linkedin_page_post", limits: VIDEO_UPLOAD_LIMITS.linkedin },
 ];
 
 /** Each limit, and a hair either side of it. */
@@ -46,13 +51,14 @@ const around = (values: Array<number | undefined>, step: number) =>
   );
 
 function grid(): PulledVideo[] {
-  const all = Object.values(VIDEO_PULL_LIMITS) as VideoPullLimits[];
+  const all = [...Object.values(VIDEO_PULL_LIMITS), ...Object.values(VIDEO_UPLOAD_LIMITS)] as VideoPullLimits[];
+  // 30 s is within every network's range: the other measures are crossed with it.
   const seconds = around(
     all.flatMap((l) => [l.minSeconds, l.maxSeconds]),
     0.01,
-  );
+  ).concat([30]);
   const sizes = around(
-    all.map((l) => l.maxBytes),
+    all.flatMap((l) => [l.maxBytes, l.minBytes]),
     1,
   ).concat([5 * MB]);
   const sides = around(
@@ -69,9 +75,9 @@ function grid(): PulledVideo[] {
   for (const mime of ["video/mp4", "video/quicktime"])
     for (const size of sizes)
       for (const durationSeconds of seconds) {
-        // Frames against a passing duration and size keep the grid small without losing a crossing: each measure
-        // is judged on its own by both sides.
-        if (size !== 5 * MB && durationSeconds !== seconds[0]) continue;
+        // Sizes are crossed with the 30 s duration only (every network takes it), durations with a 5 MB file:
+        // the grid stays small and each measure is still judged on its own by both sides, every frame included.
+        if (size !== 5 * MB && durationSeconds !== 30) continue;
         for (const [width, height] of frames) out.push({ mime, size, durationSeconds, width, height });
       }
   return out;
@@ -110,7 +116,9 @@ describe("videos a URL-pull network refuses never reach it (issues 16/17)", () =
  * rule; a file within the rules publishes.
  */
 interface Fake {
+  /** What went live (LinkedIn's fake calls them posts). */
   published?: unknown[];
+  posts?: unknown[];
   uninstall?: () => void;
   stop?: () => void;
 }
@@ -123,6 +131,8 @@ const e2e: Array<{
   limits: VideoPullLimits;
   bad: Mp4Options;
   good: Mp4Options;
+  /** File size (4 KB unless the network has a floor). */
+  bytes?: number;
   /** The adapter's (so the row's) permanent failure for the file past the rule, and the HTTP status behind it. */
   failure: string;
   status?: number;
@@ -220,6 +230,18 @@ const e2e: Array<{
     failure: "TikTok rejected the picture size.",
     schedule: "TikTok: Video needs a video at most 4096 pixels on its longer side; clip.mp4 is 2304×4097.",
   },
+  {
+    name: "LinkedIn 2 s (uploaded bytes)",
+    platform: "linkedin",
+    contentType: "linkedin_post",
+    fake: () => Object.assign(fakeLinkedIn(), { partSize: 64 * 1024 }), // 2 parts, as LinkedIn's 4 MiB would be
+    limits: VIDEO_UPLOAD_LIMITS.linkedin,
+    bad: { seconds: 2 },
+    good: { seconds: 3 },
+    bytes: 80_000,
+    failure: "LinkedIn could not process the video: VIDEO_DURATION_OUT_OF_RANGE",
+    schedule: "LinkedIn: Post needs a video between 3 s and 1800 s long; clip.mp4 is 2 s.",
+  },
 ];
 
 let running: Fake | undefined;
@@ -229,8 +251,8 @@ afterEach(() => {
   running = undefined;
 });
 
-async function storedVideo(opts: Mp4Options): Promise<AdapterMedia> {
-  const stored = await storeTestMedia("video", isoBmff(4096, "isom", opts));
+async function storedVideo(opts: Mp4Options, bytes = 4096): Promise<AdapterMedia> {
+  const stored = await storeTestMedia("video", isoBmff(bytes, "isom", opts));
   return { ...stored, originalFilename: "clip.mp4" } as AdapterMedia;
 }
 
@@ -246,7 +268,7 @@ describe("a video past a URL-pull network's rules fails clearly, and is refused 
       meta: c.meta ?? {},
       account: testAccount(c.platform as never, { platformUserId: "17841400000000001" }),
     });
-    const bad = await storedVideo(c.bad);
+    const bad = await storedVideo(c.bad, c.bytes);
     expect(await pulledVideoRefusal(bad.url, c.limits)).not.toBeNull();
     const refused = await platformRejection(adapter.publish(testAdapterContext(), request(bad)));
     expect(refused).toEqual({
@@ -256,22 +278,23 @@ describe("a video past a URL-pull network's rules fails clearly, and is refused 
       retryAfterSeconds: undefined,
       status: c.status,
     });
-    expect(running.published ?? []).toEqual([]);
+    const live = () => running?.published ?? running?.posts ?? [];
+    expect(live()).toEqual([]);
     const info = { ...c.bad, seconds: c.bad.seconds ?? 12.5, width: c.bad.width ?? 1080, height: c.bad.height ?? 1920 };
     const problems = checkFileRules(c.platform, c.contentType, {
       type: "video",
       mimeType: "video/mp4",
-      size: 4096,
+      size: c.bytes ?? 4096,
       width: info.width,
       height: info.height,
       durationSeconds: info.seconds,
       originalFilename: "clip.mp4",
     });
     expect(problems).toEqual([c.schedule]);
-    const good = await storedVideo(c.good);
+    const good = await storedVideo(c.good, c.bytes);
     expect(await pulledVideoRefusal(good.url, c.limits)).toBeNull();
     const published = await adapter.publish(testAdapterContext(), request(good));
     expect(published.platformPostId).toEqual(expect.any(String));
-    if (running.published) expect(running.published).toHaveLength(1);
+    if (c.platform !== "tiktok") expect(live()).toHaveLength(1);
   });
 });

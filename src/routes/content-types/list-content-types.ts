@@ -28,6 +28,7 @@ const VideoRules = z
   .object({
     formats: z.array(z.string()),
     max_bytes: bound("Largest file in bytes"),
+    min_bytes: bound("Smallest file in bytes"),
     min_duration_seconds: bound("Shortest duration"),
     max_duration_seconds: bound("Longest duration"),
     min_aspect_ratio: bound("Smallest width / height as displayed"),

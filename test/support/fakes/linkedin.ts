@@ -1,6 +1,7 @@
 import { detectType, readDimensions } from "../../../src/media/sniff";
 import { fakeOrigin } from "../fake-fetch";
 import { type Override, type RecordedCall, recordRequest, takeOverride } from "./meta";
+import { measureVideo, VIDEO_UPLOAD_LIMITS, type VideoRefusal, videoRefusal } from "./pulled-media";
 import { DAY_MS, TokenClock } from "./token-clock";
 
 /**
@@ -31,7 +32,20 @@ interface Asset {
   uploadToken: string;
   pendingPolls: number;
   bytes: number;
+  /** Video parts as uploaded, by part index (measured at finalize). */
+  received: Uint8Array[];
+  /** Why processing fails: a video outside the Videos API's limits. */
+  refusal?: string;
 }
+
+/** `processingFailureReason` for a video outside the Videos API's limits (LinkedIn documents no list of values). */
+const LINKEDIN_VIDEO_FAILURE: Record<VideoRefusal, string> = {
+  format: "VIDEO_FORMAT_NOT_SUPPORTED",
+  size: "VIDEO_FILE_SIZE_OUT_OF_RANGE",
+  duration: "VIDEO_DURATION_OUT_OF_RANGE",
+  aspect: "VIDEO_ASPECT_RATIO_OUT_OF_RANGE",
+  dimensions: "VIDEO_DIMENSIONS_OUT_OF_RANGE",
+};
 
 /** Images API: "The image must have fewer than 36,152,320 pixels". */
 export const LINKEDIN_MAX_IMAGE_PIXELS = 36_152_320;
@@ -200,6 +214,7 @@ export class LinkedInFake {
       uploadToken: "",
       pendingPolls: 0,
       bytes: 0,
+      received: [],
     });
     return json({ value: { uploadUrlExpiresAt: Date.now() + 86_400_000, uploadUrl, image: urn } });
   }
@@ -230,6 +245,7 @@ export class LinkedInFake {
       uploadToken,
       pendingPolls: this.videoPolls,
       bytes: 0,
+      received: [],
     });
     return json({
       value: {
@@ -260,13 +276,14 @@ export class LinkedInFake {
         return linkedInError(400, "BAD_REQUEST", `Part size ${bytes} does not match the upload instruction.`);
       }
       part.etag = `/ETag-${asset.parts.indexOf(part)}-${bytes}`;
+      asset.received[asset.parts.indexOf(part)] = body;
       asset.bytes += bytes;
       return new Response(null, { status: 200, headers: { etag: part.etag } });
     }
     return linkedInError(404, "NOT_FOUND", "Upload URL not found or expired");
   }
 
-  private finalize(body: Record<string, unknown>): Response {
+  private async finalize(body: Record<string, unknown>): Promise<Response> {
     const req = body.finalizeUploadRequest as
       | { video?: string; uploadToken?: string; uploadedPartIds?: string[] }
       | undefined;
@@ -281,6 +298,16 @@ export class LinkedInFake {
       return linkedInError(400, "BAD_REQUEST", "The uploaded part ids do not match the uploaded parts.");
     }
     asset.status = "PROCESSING";
+    // LinkedIn measures the assembled file while processing; one outside its limits ends PROCESSING_FAILED.
+    const whole = new Uint8Array(asset.size);
+    let at = 0;
+    for (const part of asset.received) {
+      whole.set(part, at);
+      at += part.length;
+    }
+    const file = await measureVideo(whole);
+    const refused = file.mime?.startsWith("video/") ? videoRefusal(file, VIDEO_UPLOAD_LIMITS.linkedin) : null;
+    if (refused) asset.refusal = LINKEDIN_VIDEO_FAILURE[refused];
     return new Response(null, { status: 200 });
   }
 
@@ -289,13 +316,13 @@ export class LinkedInFake {
     if (asset?.kind !== "video") return linkedInError(404, "NOT_FOUND", `Video ${urn} not found`);
     if (asset.status === "PROCESSING") {
       if (asset.pendingPolls > 0) asset.pendingPolls--;
-      else asset.status = this.videoFailure ? "PROCESSING_FAILED" : "AVAILABLE";
+      else asset.status = (asset.refusal ?? this.videoFailure) ? "PROCESSING_FAILED" : "AVAILABLE";
     }
     return json({
       id: urn,
       owner: asset.owner,
       status: asset.status,
-      ...(asset.status === "PROCESSING_FAILED" ? { processingFailureReason: this.videoFailure } : {}),
+      ...(asset.status === "PROCESSING_FAILED" ? { processingFailureReason: asset.refusal ?? this.videoFailure } : {}),
       ...(asset.status === "AVAILABLE" ? { downloadUrl: `https://dms.licdn.fake/${urn}`, duration: 12000 } : {}),
     });
   }

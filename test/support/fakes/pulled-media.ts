@@ -101,6 +101,7 @@ export async function pulledImageRefusal(url: unknown, limits: PullLimits): Prom
 export interface VideoPullLimits {
   formats: readonly string[];
   maxBytes: number;
+  minBytes?: number;
   minSeconds?: number;
   maxSeconds?: number;
   /** Width / height as displayed, inclusive. */
@@ -193,7 +194,7 @@ export async function pullVideo(url: unknown): Promise<PulledVideo | null> {
 /** Why a network with these limits refuses this video (null when it takes it). Unknown values are not judged. */
 export function videoRefusal(file: PulledVideo, limits: VideoPullLimits): VideoRefusal | null {
   if (file.mime && !limits.formats.includes(file.mime)) return "format";
-  if (file.size > limits.maxBytes) return "size";
+  if (file.size > limits.maxBytes || file.size < (limits.minBytes ?? 0)) return "size";
   const s = file.durationSeconds;
   if (s !== null && (s < (limits.minSeconds ?? 0) || s > (limits.maxSeconds ?? Infinity))) return "duration";
   if (file.width === null || file.height === null) return null;
@@ -215,4 +216,40 @@ export async function pulledVideoRefusal(url: unknown, limits: VideoPullLimits):
   const file = await pullVideo(url);
   if (!file?.mime?.startsWith("video/")) return null;
   return videoRefusal(file, limits);
+}
+
+/**
+ * Videos uploaded as bytes whose fake measures them too. LinkedIn Videos API: MP4, 3 s – 30 min, 75 KB – 500 MB,
+ * aspect 1:2.4 – 2.4:1 (the 75 KB taken as 75 × 1024 bytes).
+ */
+export const VIDEO_UPLOAD_LIMITS = {
+  linkedin: {
+    formats: ["video/mp4"],
+    maxBytes: 500 * MB,
+    minBytes: 75 * 1024,
+    minSeconds: 3,
+    maxSeconds: 30 * 60,
+    minAspect: 1 / 2.4,
+    maxAspect: 2.4,
+  },
+} as const satisfies Record<string, VideoPullLimits>;
+
+/** A video held in memory (uploaded bytes), measured as pullVideo measures a stored one. */
+export async function measureVideo(bytes: Uint8Array): Promise<PulledVideo> {
+  const type = detectType(bytes.subarray(0, 64));
+  const file: PulledVideo = {
+    size: bytes.length,
+    mime: type?.mime ?? null,
+    width: null,
+    height: null,
+    durationSeconds: null,
+  };
+  if (type?.kind !== "video") return file;
+  try {
+    const info = await readMp4Info(async (offset, length) => bytes.subarray(offset, offset + length), bytes.length);
+    return { ...file, width: info.width, height: info.height, durationSeconds: info.durationSeconds };
+  } catch (e) {
+    if (e instanceof InvalidVideoError) return file;
+    throw e;
+  }
 }
