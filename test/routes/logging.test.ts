@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
 import { setLogLevel } from "../../src/lib/logger";
-import { createTestWorkspace } from "../support/harness";
+import { createTestWorkspace, waitFor } from "../support/harness";
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -15,7 +15,10 @@ describe("structured request logs", () => {
     const ws = await createTestWorkspace();
     // Warm-up: the first use reads the key (then cached by the isolate) and writes last_used_at after the response.
     await ws.api("GET", "/api/workspace");
-    await new Promise((r) => setTimeout(r, 50));
+    await waitFor(async () => {
+      const key = await env.DB.prepare("SELECT last_used_at FROM api_keys WHERE id = ?").bind(ws.keyId).first();
+      return key?.last_used_at != null;
+    });
     const lines: string[] = [];
     vi.spyOn(console, "log").mockImplementation((line: string) => void lines.push(line));
     const ctx = createExecutionContext();
