@@ -1,4 +1,10 @@
-import { accountMediaRules, type ImageRules, type MediaRules, type VideoRules } from "./media-specs";
+import {
+  type AccountMediaLimits,
+  accountMediaRules,
+  type ImageRules,
+  type MediaRules,
+  type VideoRules,
+} from "./media-specs";
 import { contentTypeFitsPlatform, contentTypeSpec, platformSpec } from "./platforms";
 
 /**
@@ -14,14 +20,6 @@ export interface RuleMedia {
   height?: number | null;
   durationSeconds?: number | null;
   originalFilename?: string | null;
-}
-
-/** The byte and pixel limits an account's own server sets (a Mastodon instance's), over the catalog's. */
-export interface AccountMediaLimits {
-  imageMaxBytes?: number;
-  imageMaxPixels?: number;
-  videoMaxBytes?: number;
-  videoMaxPixels?: number;
 }
 
 const MB = 1024 * 1024;

@@ -55,6 +55,14 @@ export interface VideoRules {
   max_pixels: number | null;
 }
 
+/** The byte and pixel limits an account's own server sets (a Mastodon instance's), over the catalog's. */
+export interface AccountMediaLimits {
+  imageMaxBytes?: number;
+  imageMaxPixels?: number;
+  videoMaxBytes?: number;
+  videoMaxPixels?: number;
+}
+
 export interface MediaRules {
   /** Images (GIFs included) and videos per post; the total stays capped by `max_media_count`. */
   max_images: number;
@@ -310,10 +318,7 @@ export const mediaRulesOf = (contentType: string): MediaRules | undefined =>
  * `configuration.media_attachments`, stored on the account) replace the catalog's defaults; everything else is the
  * catalog's. `GET /api/content-types` keeps showing the defaults (it is not per account).
  */
-export function accountMediaRules(
-  contentType: string,
-  limits?: { imageMaxBytes?: number; imageMaxPixels?: number; videoMaxBytes?: number; videoMaxPixels?: number },
-): MediaRules | undefined {
+export function accountMediaRules(contentType: string, limits?: AccountMediaLimits): MediaRules | undefined {
   const rules = mediaRulesOf(contentType);
   if (!rules || !limits) return rules;
   const { imageMaxBytes, imageMaxPixels, videoMaxBytes, videoMaxPixels } = limits;

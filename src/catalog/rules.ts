@@ -1,4 +1,5 @@
 import { checkMediaRules, type RuleMedia } from "./media-rules";
+import type { AccountMediaLimits } from "./media-specs";
 import { contentTypeFitsPlatform, contentTypeSpec, isContentType, type MediaKind, platformSpec } from "./platforms";
 import { contentLength } from "./text-length";
 
@@ -24,15 +25,11 @@ export interface RuleInput {
  * A Mastodon instance's `configuration.statuses` (docs/text-counting.md) and `configuration.media_attachments`
  * byte and pixel limits (docs/media-rules.md) as stored on the account.
  */
-export interface AccountTextLimits {
+export interface AccountTextLimits extends AccountMediaLimits {
   maxContentLength?: number;
   urlLength?: number;
   /** `configuration.statuses.max_media_attachments`: lowers the content type's `max_media_count`, never raises it. */
   maxMediaCount?: number;
-  imageMaxBytes?: number;
-  imageMaxPixels?: number;
-  videoMaxBytes?: number;
-  videoMaxPixels?: number;
 }
 
 const positiveInt = (v: unknown): number | undefined =>

@@ -1,4 +1,4 @@
-import type { AccountMediaLimits } from "../catalog/media-rules";
+import type { AccountMediaLimits } from "../catalog/media-specs";
 import { accountMediaRules } from "../catalog/media-specs";
 import { platformSpec } from "../catalog/platforms";
 import type { ServiceContext } from "../context";

@@ -1,5 +1,5 @@
 import { and, eq } from "drizzle-orm";
-import type { AccountMediaLimits } from "../../catalog/media-rules";
+import type { AccountMediaLimits } from "../../catalog/media-specs";
 import { CONTENT_TYPES, contentTypeSpec, type MediaKind } from "../../catalog/platforms";
 import { accountTextLimits } from "../../catalog/rules";
 import type { Config } from "../../config";
