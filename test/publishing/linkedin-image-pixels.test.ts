@@ -7,7 +7,7 @@ import { encodeRows, type RowSource } from "../../src/media/transcode";
 import { adapterFor } from "../../src/platforms";
 import type { AdapterMedia } from "../../src/platforms/types";
 import { fitMediaForRow } from "../../src/publishing/fit-media";
-import { storeTestMedia, testAccount, testAdapterContext } from "../support/adapter-context";
+import { publishRequests, storeTestMedia, testAccount, testAdapterContext } from "../support/adapter-context";
 import { platformRejection } from "../support/fakes/fake-kit";
 import { fakeLinkedIn, LINKEDIN_MAX_IMAGE_PIXELS, type LinkedInFake } from "../support/fakes/linkedin";
 
@@ -50,14 +50,8 @@ describe("LinkedIn image pixel limit (issue 16)", () => {
     expect(W * H).toBeGreaterThanOrEqual(LINKEDIN_MAX_IMAGE_PIXELS);
     const original = { ...(await storeTestMedia("image", photo)), width: W, height: H };
     const adapter = adapterFor("linkedin")!;
-    const request = (media: AdapterMedia[]) => ({
-      postPlatformId: crypto.randomUUID(),
-      contentType: "linkedin_post",
-      content: "Panorama",
-      media,
-      meta: {},
-      account: testAccount("linkedin", { platformUserId: "abc123" }),
-    });
+    const post = publishRequests("linkedin_post", () => testAccount("linkedin", { platformUserId: "abc123" }));
+    const request = (media: AdapterMedia[]) => post("Panorama", crypto.randomUUID(), {}, media);
 
     const imageUrn = "urn:li:image:D4E10AQ7400000000000000001";
     expect(await platformRejection(adapter.publish(testAdapterContext(), request([original])))).toEqual({

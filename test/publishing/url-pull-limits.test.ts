@@ -6,7 +6,7 @@ import { encodeRows } from "../../src/media/transcode";
 import { adapterFor } from "../../src/platforms";
 import type { AdapterMedia } from "../../src/platforms/types";
 import { fitMediaForRow } from "../../src/publishing/fit-media";
-import { storeTestMedia, testAccount, testAdapterContext } from "../support/adapter-context";
+import { publishRequests, storeTestMedia, testAccount, testAdapterContext } from "../support/adapter-context";
 import { MetaGraphFake } from "../support/fakes/meta";
 import { PULL_LIMITS, pulledImageRefusal } from "../support/fakes/pulled-media";
 
@@ -75,14 +75,10 @@ describe("URL-pull networks check what they download (issue 16)", () => {
     const photo = await noisyPhoto();
     const original = { ...(await storeTestMedia("image", photo)), width: 3000, height: 2400 };
     const adapter = adapterFor("instagram")!;
-    const request = (media: AdapterMedia[]) => ({
-      postPlatformId: crypto.randomUUID(),
-      contentType: "instagram_feed",
-      content: "Noise",
-      media,
-      meta: {},
-      account: testAccount("instagram", { platformUserId: "17841400000000001" }),
-    });
+    const post = publishRequests("instagram_feed", () =>
+      testAccount("instagram", { platformUserId: "17841400000000001" }),
+    );
+    const request = (media: AdapterMedia[]) => post("Noise", crypto.randomUUID(), {}, media);
     const refused = await adapter.publish(testAdapterContext(), request([original])).catch((e) => e);
     expect(refused).toMatchObject({ name: "PlatformError", kind: "permanent" });
     expect(String(refused.message)).toMatch(/image (size )?is too large/i);
