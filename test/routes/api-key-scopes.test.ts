@@ -5,7 +5,7 @@ import { createDb } from "../../src/db/client";
 import { toolAreas } from "../../src/mcp/server";
 import { createApiKey } from "../../src/services/api-keys/api-keys";
 import { authenticateApiKey } from "../../src/services/api-keys/authenticate-api-key";
-import { API_KEYS_MAX_LIVE_PER_WORKSPACE } from "../../src/services/api-keys/scopes";
+import { API_KEYS_MAX_LIVE_PER_WORKSPACE, API_KEYS_RESERVED_FOR_FULL } from "../../src/services/api-keys/scopes";
 import { workspaceContext } from "../media/fixtures";
 import { call, createTestWorkspace, newApiKeyBody, type TestWorkspace } from "../support/harness";
 import { connectMcp } from "../support/mcp-client";
@@ -211,6 +211,58 @@ describe("API key scopes", () => {
     expect(list.body).toHaveLength(API_KEYS_MAX_LIVE_PER_WORKSPACE);
     expect((await ws.api("DELETE", `/api/api-keys/${list.body[0].id}`)).status).toBe(204);
     expect((await ws.api("POST", "/api/api-keys", { name: "one more" })).status).toBe(201);
+  });
+
+  it("a publish key cannot fill the cap with its children: the last places are kept for full keys, so the owner still mints", async () => {
+    const ws = await createTestWorkspace();
+    const publish = await mint(ws.key, { name: "agent", scopes: ["publish"] });
+    const delegatedLimit = API_KEYS_MAX_LIVE_PER_WORKSPACE - API_KEYS_RESERVED_FOR_FULL;
+    // Bootstrap + agent are live; the agent (and a child of it) mint up to exactly the delegated limit.
+    const child = await mint(publish.key, { name: "child" });
+    const ctx = { ...workspaceContext(ws), apiKeyId: publish.id, apiKeyScope: "publish" as const };
+    for (let i = 3; i < delegatedLimit - 1; i++) await createApiKey(ctx, { name: `c${i}`, expiresAt: null });
+    expect((await call("POST", "/api/api-keys", { key: child.key, body: { name: "last delegated" } })).status).toBe(
+      201,
+    );
+    const live = await ws.api("GET", "/api/api-keys");
+    expect(live.body).toHaveLength(delegatedLimit);
+    const refused = {
+      status: 422,
+      body: {
+        message: `This workspace already has ${delegatedLimit} live API keys; the last ${API_KEYS_RESERVED_FOR_FULL} places are kept for keys minted by a full-scope key.`,
+        errors: {
+          name: [
+            `A publish-scope API key may mint only while the workspace holds fewer than ${delegatedLimit} live API keys.`,
+          ],
+        },
+      },
+    };
+    expect(statusAndBody(await call("POST", "/api/api-keys", { key: publish.key, body: { name: "over" } }))).toEqual(
+      refused,
+    );
+    expect(statusAndBody(await call("POST", "/api/api-keys", { key: child.key, body: { name: "over" } }))).toEqual(
+      refused,
+    );
+    // MCP answers the same refusal as a tool error.
+    const mcp = await connectMcp(publish.key);
+    const tool = await mcp.callTool({ name: "create-api-key-tool", arguments: { name: "over" } });
+    expect(tool.isError).toBe(true);
+    expect(JSON.stringify(tool.content)).toContain(refused.body.message);
+    await mcp.close();
+    // The owner mints the reserved places, up to the workspace cap exactly; the next is the cap's refusal.
+    for (let i = 0; i < API_KEYS_RESERVED_FOR_FULL; i++)
+      expect((await ws.api("POST", "/api/api-keys", { name: `owner ${i}` })).status).toBe(201);
+    expect((await ws.api("GET", "/api/api-keys")).body).toHaveLength(API_KEYS_MAX_LIVE_PER_WORKSPACE);
+    expect(statusAndBody(await ws.api("POST", "/api/api-keys", { name: "one more" }))).toEqual({
+      status: 422,
+      body: {
+        message: `This workspace already has ${API_KEYS_MAX_LIVE_PER_WORKSPACE} live API keys; revoke one first.`,
+        errors: { name: [`A workspace may hold at most ${API_KEYS_MAX_LIVE_PER_WORKSPACE} live API keys.`] },
+      },
+    });
+    // Revoking the agent revokes its whole tree and frees every delegated place.
+    expect((await ws.api("DELETE", `/api/api-keys/${publish.id}`)).status).toBe(204);
+    expect((await ws.api("GET", "/api/api-keys")).body).toHaveLength(1 + API_KEYS_RESERVED_FOR_FULL);
   });
 
   it("a workspace-wide window binds all of a workspace's keys together: minting keys does not multiply the budget", async () => {

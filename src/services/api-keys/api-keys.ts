@@ -8,7 +8,14 @@ import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { formatIso } from "../../lib/time";
 import { presentApiKey } from "../../presenters/resources";
 import { forgetApiKey } from "./authenticate-api-key";
-import { API_KEYS_MAX_LIVE_PER_WORKSPACE, type ApiKeyScope, scopeAllows, widestScope } from "./scopes";
+import {
+  API_KEYS_MAX_LIVE_PER_WORKSPACE,
+  API_KEYS_RESERVED_FOR_FULL,
+  type ApiKeyScope,
+  liveKeyLimitFor,
+  scopeAllows,
+  widestScope,
+} from "./scopes";
 
 /** Fixed prefix so secret scanners can match leaked keys; 32 random bytes follow (256 bits). */
 export const API_KEY_PREFIX = "esp_";
@@ -40,7 +47,9 @@ export async function mintApiKey(
  * Mints a key on behalf of the calling key (docs/security.md "API key scopes"): no wider scope than the caller's
  * (default: the caller's own), no later expiry (default: the caller's own), recorded as the caller's child so that
  * revoking the caller revokes it. The workspace's live-key cap is checked in the INSERT itself, as is the caller
- * still being live, so concurrent mints cannot exceed it and a key revoked meanwhile mints nothing.
+ * still being live, so concurrent mints cannot exceed it and a key revoked meanwhile mints nothing. A caller that is
+ * not `full` stops `API_KEYS_RESERVED_FOR_FULL` places short of the cap (liveKeyLimitFor), so delegated keys never
+ * take the places the owner needs to mint.
  */
 export async function createApiKey(
   ctx: WorkspaceContext,
@@ -61,6 +70,7 @@ export async function createApiKey(
   if (Object.keys(errors).length > 0) throw validationError(errors);
 
   const now = ctx.now();
+  const limit = liveKeyLimitFor(ctx.apiKeyScope);
   const { row, plainToken } = await mintApiKey(ctx.workspaceId, input.name, expiresAt, now, {
     scope,
     parentKeyId: ctx.apiKeyId,
@@ -71,7 +81,7 @@ export async function createApiKey(
     WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = ${ctx.apiKeyId} AND revoked_at IS NULL)
       AND (SELECT count(*) FROM api_keys
            WHERE workspace_id = ${ctx.workspaceId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))
-          < ${API_KEYS_MAX_LIVE_PER_WORKSPACE}`);
+          < ${limit}`);
   if (inserted.meta.changes === 0) {
     const parent = await ctx.db
       .select({ id: apiKeys.id })
@@ -80,6 +90,18 @@ export async function createApiKey(
       .get();
     if (!parent)
       throw new AppError("unauthenticated", "Unauthenticated.", { headers: { "WWW-Authenticate": "Bearer" } });
+    if (limit < API_KEYS_MAX_LIVE_PER_WORKSPACE)
+      throw new AppError(
+        "validation",
+        `This workspace already has ${limit} live API keys; the last ${API_KEYS_RESERVED_FOR_FULL} places are kept for keys minted by a full-scope key.`,
+        {
+          errors: {
+            name: [
+              `A ${ctx.apiKeyScope}-scope API key may mint only while the workspace holds fewer than ${limit} live API keys.`,
+            ],
+          },
+        },
+      );
     throw new AppError(
       "validation",
       `This workspace already has ${API_KEYS_MAX_LIVE_PER_WORKSPACE} live API keys; revoke one first.`,

@@ -32,3 +32,14 @@ export const scopeForbidden = (have: ApiKeyScope, need: ApiKeyScope) =>
 
 /** Live (unrevoked, unexpired) keys a workspace may hold; minting past it answers 422. */
 export const API_KEYS_MAX_LIVE_PER_WORKSPACE = 50;
+
+/**
+ * The last places under the cap that only a `full` key may mint into (issue 25, finding 12): a `publish` or `read`
+ * key mints only while the workspace holds fewer than 45 live keys, so delegated keys (and their children) can
+ * never lock the owner out of minting — the owner can always mint, and revoke the delegated tree.
+ */
+export const API_KEYS_RESERVED_FOR_FULL = 5;
+
+/** How many live keys the workspace may hold for a mint by a key of `scope` to still succeed. */
+export const liveKeyLimitFor = (scope: ApiKeyScope) =>
+  scope === "full" ? API_KEYS_MAX_LIVE_PER_WORKSPACE : API_KEYS_MAX_LIVE_PER_WORKSPACE - API_KEYS_RESERVED_FOR_FULL;
