@@ -135,6 +135,17 @@ const LINKEDIN: MetaFieldSpec[] = [
   { name: "title", type: "string", max_length: 400, description: "Title of a video post." },
 ];
 
+/** docs.joinmastodon.org/methods/statuses/#create: `visibility` of the status (and of its thread and comment). */
+const MASTODON: MetaFieldSpec[] = [
+  {
+    name: "visibility",
+    type: "enum",
+    values: ["public", "unlisted", "private", "direct"],
+    description:
+      "Who sees the status, its thread items and its first comment: public, unlisted (quiet public), private (followers only) or direct (mentioned people only). Default public.",
+  },
+];
+
 export const META_FIELDS: Readonly<Record<string, readonly MetaFieldSpec[]>> = {
   pinterest: PINTEREST,
   youtube: YOUTUBE,
@@ -143,6 +154,7 @@ export const META_FIELDS: Readonly<Record<string, readonly MetaFieldSpec[]>> = {
   "instagram-facebook": INSTAGRAM,
   linkedin: LINKEDIN,
   "linkedin-page": LINKEDIN,
+  mastodon: MASTODON,
 };
 
 export const metaFieldsOf = (platform: string): readonly MetaFieldSpec[] => META_FIELDS[platform] ?? [];

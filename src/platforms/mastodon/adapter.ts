@@ -1,7 +1,7 @@
 import { registerAdapter } from "../registry";
 import { type AdapterContext, type AdapterMedia, type PlatformAdapter, PlatformError } from "../types";
 import { mastodon, mastodonError, mastodonRaw, streamingMultipart } from "./api";
-import { instanceOf, metricsFromStatus, statusBody, statusUrl } from "./transform";
+import { instanceOf, metricsFromStatus, statusBody, statusUrl, visibilityOf } from "./transform";
 import type { MediaAttachment, Status } from "./types";
 
 const MEDIA_POLL_INTERVAL_MS = 1_000;
@@ -60,11 +60,12 @@ export const mastodonAdapter: PlatformAdapter = {
     const mediaIds: string[] = [];
     for (const m of req.media) mediaIds.push(await uploadMedia(actx, s, m));
     // The row id as Idempotency-Key: a retried POST returns the first status instead of posting twice. A thread
-    // item or first comment is a reply (`in_reply_to_id` = the post it answers) keyed by its own item key.
+    // item or first comment is a reply (`in_reply_to_id` = the post it answers) keyed by its own item key, with the
+    // row's visibility (req.meta is the row's meta for every item).
     const { body } = await mastodon<Status>(actx, {
       ...s,
       path: "/api/v1/statuses",
-      json: statusBody(req.content, mediaIds, req.replyTo?.parent.platformPostId),
+      json: statusBody(req.content, mediaIds, req.replyTo?.parent.platformPostId, visibilityOf(req.meta)),
       headers: { "Idempotency-Key": req.postPlatformId },
     });
     return { platformPostId: body.id, platformUrl: statusUrl(s.instance, req.account.username, body) };

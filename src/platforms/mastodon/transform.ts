@@ -3,16 +3,31 @@ import type { Status } from "./types";
 
 /** Pure Mastodon transforms. */
 
+export type Visibility = "public" | "unlisted" | "private" | "direct";
+const VISIBILITIES: readonly string[] = ["public", "unlisted", "private", "direct"];
+
+/** Row `meta.visibility` (checked at schedule time, src/catalog/meta-fields.ts), default `public`. */
+export function visibilityOf(meta: Record<string, unknown>): Visibility {
+  const v = meta.visibility;
+  return typeof v === "string" && VISIBILITIES.includes(v) ? (v as Visibility) : "public";
+}
+
 export interface StatusBody {
   status: string;
   media_ids?: string[];
-  visibility: "public";
+  /** The row's visibility, for its post, its thread items and its first comment alike. */
+  visibility: Visibility;
   /** A reply: the status it answers (thread items and first comments, issue 20). */
   in_reply_to_id?: string;
 }
 
-export function statusBody(content: string, mediaIds: string[], inReplyToId?: string): StatusBody {
-  const body: StatusBody = { status: content, visibility: "public" };
+export function statusBody(
+  content: string,
+  mediaIds: string[],
+  inReplyToId?: string,
+  visibility: Visibility = "public",
+): StatusBody {
+  const body: StatusBody = { status: content, visibility };
   if (mediaIds.length > 0) body.media_ids = mediaIds;
   if (inReplyToId) body.in_reply_to_id = inReplyToId;
   return body;

@@ -1,10 +1,26 @@
 import { describe, expect, it } from "vitest";
-import { metricsFromStatus, multipartParts, statusBody, statusUrl } from "../../../src/platforms/mastodon/transform";
+import {
+  metricsFromStatus,
+  multipartParts,
+  statusBody,
+  statusUrl,
+  visibilityOf,
+} from "../../../src/platforms/mastodon/transform";
 
 describe("mastodon transforms", () => {
   it("builds a public status with media ids only when there are some", () => {
     expect(statusBody("hello", [])).toEqual({ status: "hello", visibility: "public" });
     expect(statusBody("hello", ["1", "2"])).toEqual({ status: "hello", visibility: "public", media_ids: ["1", "2"] });
+  });
+
+  it("takes the row's visibility, public when absent or unknown", () => {
+    expect(statusBody("hi", [], "9", visibilityOf({ visibility: "private" }))).toEqual({
+      status: "hi",
+      visibility: "private",
+      in_reply_to_id: "9",
+    });
+    expect(visibilityOf({})).toBe("public");
+    expect(visibilityOf({ visibility: "followers" })).toBe("public");
   });
 
   it("uses the status url, else the canonical profile form", () => {

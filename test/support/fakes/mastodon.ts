@@ -214,6 +214,12 @@ export class FakeMastodon extends ScriptedFake {
       if (body.in_reply_to_id && !thread) {
         return this.respond(404, { error: "The post you are trying to reply to does not appear to exist." });
       }
+      // docs.joinmastodon.org/methods/statuses/#create: `visibility` is public, unlisted, private or direct
+      // (absent: the account's default, public here); anything else is refused.
+      const visibility = body.visibility ?? "public";
+      if (!["public", "unlisted", "private", "direct"].includes(visibility)) {
+        return this.respond(422, { error: "Validation failed: Visibility is not included in the list" });
+      }
       const text = body.status ?? "";
       const mediaIds = body.media_ids ?? [];
       if (!text && mediaIds.length === 0) return this.respond(422, { error: "Validation failed: Text can't be blank" });
@@ -238,7 +244,7 @@ export class FakeMastodon extends ScriptedFake {
         id: this.id(),
         text,
         media_ids: mediaIds,
-        visibility: body.visibility ?? "public",
+        visibility,
         in_reply_to_id: thread?.id ?? null,
         created_at: new Date().toISOString(),
         favourites_count: 0,
