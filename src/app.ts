@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { Scalar } from "@scalar/hono-api-reference";
-import { bodyLimit } from "hono/body-limit";
-import { AppError } from "./lib/errors";
+import { CONNECT_FORM_MAX_BYTES } from "./connect/pages";
+import { boundedBody, declaredBodyLimit } from "./lib/read-body";
 import { validationFailure } from "./lib/validation";
 import { notFoundHandler, onError } from "./middleware/errors";
 import { requestContext } from "./middleware/request-context";
@@ -9,6 +9,9 @@ import { registrars } from "./routes";
 import type { AppEnv } from "./types";
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** `POST /api/posts/{post}/media` and `POST /api/uploads/{token}`: multipart, streamed under their own caps. */
+const STREAMED_UPLOAD_ROUTES = /^\/api\/(posts\/[^/]+\/media|uploads\/[^/]+)\/?$/;
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({
@@ -21,18 +24,19 @@ export function createApp() {
   });
 
   app.use("*", requestContext);
-  // JSON bodies are capped; the multipart upload endpoints stream and enforce their own caps.
-  const limitJson: Parameters<typeof app.use>[1] = async (c, next) => {
-    if ((c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/")) return next();
-    return bodyLimit({
-      maxSize: JSON_BODY_LIMIT_BYTES,
-      onError: () => {
-        throw new AppError("payload_too_large", "Payload too large.");
-      },
-    })(c, next);
+  // Every body the Worker reads is bounded before it is read (src/lib/read-body.ts, docs/security.md): JSON on
+  // /api/* and /mcp (multipart too: a multipart body anywhere but the two upload routes is read like any other),
+  // the hosted pages' forms (declared length here, the stream by the route after it has looked its token up). The
+  // two multipart upload routes stream and enforce their own caps (src/media/upload-body.ts).
+  const limitJson = boundedBody(JSON_BODY_LIMIT_BYTES);
+  const limitApi: Parameters<typeof app.use>[1] = async (c, next) => {
+    const multipart = (c.req.header("Content-Type") ?? "").toLowerCase().startsWith("multipart/");
+    if (multipart && c.req.method === "POST" && STREAMED_UPLOAD_ROUTES.test(c.req.path)) return next();
+    return limitJson(c, next);
   };
-  app.use("/api/*", limitJson);
+  app.use("/api/*", limitApi);
   app.use("/mcp", limitJson);
+  app.use("/connect/*", declaredBodyLimit(CONNECT_FORM_MAX_BYTES));
 
   for (const register of registrars) register(app);
 

@@ -3,6 +3,9 @@
  * Pages carry opaque tokens and names only — never a token or secret of a network. Every value is escaped.
  */
 
+/** The largest form a hosted page accepts (its fields are a few hundred bytes). */
+export const CONNECT_FORM_MAX_BYTES = 16 * 1024;
+
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 export const escapeHtml = (value: string) => value.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
 

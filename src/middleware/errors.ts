@@ -1,15 +1,32 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { PAGE_HEADERS, resultPage } from "../connect/pages";
 import { AppError } from "../lib/errors";
 import { errorFields, log } from "../lib/logger";
 import type { AppEnv } from "../types";
 
 export function renderAppError(c: Context, err: AppError): Response {
+  if (new URL(c.req.url).pathname.startsWith("/connect/")) return hostedErrorPage(err);
   const body: Record<string, unknown> = { message: err.message };
   if (err.errors) body.errors = err.errors;
   const res = c.json(body, err.status as 400);
   for (const [k, v] of Object.entries(err.headers ?? {})) res.headers.set(k, v);
   return res;
+}
+
+const HOSTED_TITLES: Partial<Record<number, string>> = {
+  413: "The form was too large",
+  429: "Too many attempts",
+};
+
+/** A typed error on a hosted connect page (a browser, not an API client) is a page, with the same status. */
+function hostedErrorPage(err: AppError): Response {
+  const text =
+    err.status === 429
+      ? `Too many attempts. Try again in ${err.headers?.["Retry-After"] ?? "a few"} seconds.`
+      : err.message;
+  const body = resultPage({ ok: false, title: HOSTED_TITLES[err.status] ?? "Something went wrong", text });
+  return new Response(body, { status: err.status, headers: { ...PAGE_HEADERS, ...err.headers } });
 }
 
 /** Only typed errors become 4xx; everything else is a logged 500 that reveals nothing. */

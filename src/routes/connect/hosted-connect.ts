@@ -1,7 +1,8 @@
 import type { Context } from "hono";
-import { linkPage, type NetworkChoice, resultPage, selectionPage } from "../../connect/pages";
+import { CONNECT_FORM_MAX_BYTES, linkPage, type NetworkChoice, resultPage, selectionPage } from "../../connect/pages";
 import { connectedResponse, html, seeOther } from "../../connect/respond";
 import { AppError } from "../../lib/errors";
+import { readBoundedText } from "../../lib/read-body";
 import { allConnectors, connectorFor } from "../../platforms/registry";
 import { type LiveLink, resolveConnectLink } from "../../services/connect/connect-links";
 import { consumeSelection, readSelection } from "../../services/connect/selections";
@@ -16,7 +17,6 @@ import type { App, AppEnv } from "../../types";
  * Bluesky app-password form and the selection page. Forms are CSRF-safe: each carries a MAC of the page's own
  * token (a cross-site page cannot know it) and cross-site submissions (Sec-Fetch-Site / Origin) are refused.
  */
-const FORM_MAX_BYTES = 16 * 1024;
 const LINK_CSRF = "connect-link-form";
 const SELECT_CSRF = "connect-selection-form";
 
@@ -31,12 +31,11 @@ function crossSite(c: Context<AppEnv>): boolean {
   return !!origin && origin !== "null" && !own.includes(origin);
 }
 
+/** Read only after the page's token was found: an unknown token costs no reading. Bounded (src/lib/read-body.ts). */
 async function readForm(c: Context<AppEnv>): Promise<URLSearchParams> {
   const type = c.req.header("Content-Type") ?? "";
   if (!type.startsWith("application/x-www-form-urlencoded")) throw new AppError("bad_request", "Expected a form.");
-  const text = await c.req.text();
-  if (text.length > FORM_MAX_BYTES) throw new AppError("payload_too_large", "Payload too large.");
-  return new URLSearchParams(text);
+  return new URLSearchParams(await readBoundedText(c.req.raw, CONNECT_FORM_MAX_BYTES));
 }
 
 function networks(c: Context<AppEnv>): NetworkChoice[] {
@@ -100,9 +99,9 @@ export function registerHostedConnect(app: App) {
   app.post("/connect/select/:token", async (c) => {
     const token = c.req.param("token");
     const service = c.get("service");
-    const form = await readForm(c);
     const selection = await readSelection(service, token);
     if (!selection) return selectionExpired(c);
+    const form = await readForm(c);
     if (crossSite(c) || !(await macMatches(service, SELECT_CSRF, token, form.get("csrf") ?? ""))) {
       return html(c, await renderSelection(c, token, selection, "The form expired. Try again."), 403);
     }

@@ -1,0 +1,122 @@
+// Issue 25 (2): every body the Worker reads is bounded before it is read. The client is a pull stream that records
+// how much the Worker took: a streamed (chunked, no Content-Length) body past the bound is answered 413 after at
+// most the bound plus a chunk; a declared Content-Length past it is answered without reading; a hosted page whose
+// token is unknown answers before reading anything.
+import { exports } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { CONNECT_FORM_MAX_BYTES } from "../../src/connect/pages";
+import { BASE, createTestWorkspace, type TestWorkspace } from "../support/harness";
+
+const MB = 1024 * 1024;
+const CHUNK = 4 * 1024;
+
+interface SentBody {
+  stream: ReadableStream<Uint8Array>;
+  pulled: () => number;
+}
+
+/** `length` bytes of `fill` (a form field by default), pulled lazily in 4 KiB chunks. */
+function sentBody(length: number, head = "csrf=x&platform=x&pad="): SentBody {
+  const prefix = new TextEncoder().encode(head);
+  const filler = new Uint8Array(CHUNK).fill(0x61);
+  let offset = 0;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (offset === 0) {
+          controller.enqueue(prefix);
+          offset = prefix.length;
+          return;
+        }
+        const n = Math.min(CHUNK, length - offset);
+        if (n <= 0) {
+          controller.close();
+          return;
+        }
+        controller.enqueue(filler.slice(0, n));
+        offset += n;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { stream, pulled: () => offset };
+}
+
+async function post(path: string, body: SentBody, headers: Record<string, string>) {
+  const res = await exports.default.fetch(
+    new Request(`${BASE}${path}`, { method: "POST", body: body.stream, headers }),
+  );
+  return { status: res.status, type: res.headers.get("content-type"), text: await res.text() };
+}
+
+const FORM = { "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin" };
+
+async function linkToken(ws: TestWorkspace): Promise<string> {
+  const res = await ws.api("POST", "/api/connect-links", {});
+  expect(res.status).toBe(201);
+  return new URL(res.body.url).pathname.split("/").pop()!;
+}
+
+describe("bodies are bounded before they are read", () => {
+  it("a streamed form past 16 KiB on a hosted page is 413 (an HTML page) after at most the bound and a chunk", async () => {
+    const ws = await createTestWorkspace();
+    const token = await linkToken(ws);
+    for (const path of [`/connect/${token}/start`, `/connect/${token}/bluesky`]) {
+      const body = sentBody(64 * MB);
+      const res = await post(path, body, FORM);
+      expect(res.status).toBe(413);
+      expect(res.type).toBe("text/html; charset=utf-8");
+      expect(res.text).toContain("<h1>The form was too large</h1>");
+      expect(body.pulled()).toBeLessThanOrEqual(CONNECT_FORM_MAX_BYTES + 2 * CHUNK);
+    }
+  });
+
+  it("a declared Content-Length past the bound is refused without reading a byte", async () => {
+    const ws = await createTestWorkspace();
+    const token = await linkToken(ws);
+    const body = sentBody(64 * MB);
+    const res = await post(`/connect/${token}/start`, body, { ...FORM, "Content-Length": String(64 * MB) });
+    expect(res.status).toBe(413);
+    expect(body.pulled()).toBeLessThanOrEqual(CHUNK);
+    const json = sentBody(64 * MB, "{");
+    const api = await post("/api/labels", json, {
+      "Content-Type": "application/json",
+      Authorization: `Bearer ${ws.key}`,
+      "Content-Length": String(64 * MB),
+    });
+    expect(api.status).toBe(413);
+    expect(JSON.parse(api.text)).toEqual({ message: "Payload too large." });
+    expect(json.pulled()).toBeLessThanOrEqual(CHUNK);
+  });
+
+  it("an unknown selection or link token is answered before its form is read", async () => {
+    for (const path of [`/connect/select/${"a".repeat(43)}`, `/connect/${"b".repeat(43)}/start`]) {
+      const body = sentBody(64 * MB);
+      const res = await post(path, body, FORM);
+      expect(res.status).toBe(404);
+      expect(res.type).toBe("text/html; charset=utf-8");
+      expect(body.pulled()).toBeLessThanOrEqual(CHUNK);
+    }
+  });
+
+  it("JSON and MCP bodies, multipart ones too, stop at 1 MiB", async () => {
+    const ws = await createTestWorkspace();
+    const auth = { Authorization: `Bearer ${ws.key}` };
+    for (const [path, type] of [
+      ["/api/labels", "application/json"],
+      ["/api/labels", "multipart/form-data; boundary=x"],
+      ["/mcp", "application/json"],
+      ["/mcp", "multipart/form-data; boundary=x"],
+    ] as const) {
+      const body = sentBody(64 * MB, "{");
+      const res = await post(path, body, {
+        ...auth,
+        "Content-Type": type,
+        Accept: "application/json, text/event-stream",
+      });
+      expect([path, type, res.status]).toEqual([path, type, 413]);
+      expect(JSON.parse(res.text)).toEqual({ message: "Payload too large." });
+      expect(body.pulled()).toBeLessThanOrEqual(MB + 2 * CHUNK);
+    }
+  });
+});
