@@ -36,7 +36,8 @@ export const webhookTools = [
   defineTool({
     name: "list-webhooks-tool",
     title: "List webhook endpoints",
-    description: "Lists the workspace's webhook endpoints (never their secrets), oldest first.",
+    description:
+      "Lists the workspace's webhook endpoints (never their secrets), oldest first. Keys below the full scope see each url cut to its origin.",
     input: {},
     annotations: READ,
     run: (ctx) => listWebhooks(ctx),
@@ -53,7 +54,8 @@ export const webhookTools = [
   defineTool({
     name: "get-webhook-tool",
     title: "Get webhook endpoint",
-    description: "Returns one webhook endpoint: url, events, enabled, why it was disabled, failing since when.",
+    description:
+      "Returns one webhook endpoint: url (only its origin for keys below the full scope), events, enabled, why it was disabled, failing since when.",
     input: { webhook_id: webhookId },
     annotations: READ,
     run: (ctx, input) => getWebhook(ctx, input.webhook_id as string),
@@ -105,7 +107,7 @@ export const webhookTools = [
     name: "list-webhook-deliveries-tool",
     title: "List webhook deliveries",
     description:
-      "The endpoint's delivery log, newest first, 50 per page: event, attempts, answer status, duration, next retry.",
+      "The endpoint's delivery log, newest first, 50 per page: event, attempts, answer status, duration, next retry; the answer's excerpt only for full-scope keys.",
     input: {
       webhook_id: webhookId,
       page: z.number().int().min(1).max(100_000).optional().describe("Page, from 1 (default 1)."),

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_TYPES } from "../../src/services/webhooks/event-types";
 import { call, createTestWorkspace, ISO_OFFSET, UUID } from "../support/harness";
+import { callTool, connectMcp } from "../support/mcp-client";
 import { createEndpoint, readDeliveries, receiver, verify, waitFor } from "./support";
 
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -254,5 +255,79 @@ describe("test event, delivery log and secret rotation", () => {
     expect(later.headers["webhook-signature"]).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
     expect(verify(rotated.body.secret, later).type).toBe("webhook.test");
     expect(() => verify(oldSecret, later)).toThrow();
+  });
+});
+
+describe("what keys below full see of webhooks (issue 25)", () => {
+  it("read and publish keys see the url cut to its origin and no response excerpts; full keys see both (REST and MCP)", async () => {
+    const ws = await createTestWorkspace();
+    const secretUrl = "https://hooks.example.com/services/T000/B000/s3cr3tPath?token=abc#frag";
+    const { id } = await createEndpoint(ws, secretUrl, ["post.published"]);
+    const eventId = `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+    const deliveryId = crypto.randomUUID();
+    await env.DB.batch([
+      env.DB.prepare(
+        "INSERT INTO webhook_events (id, workspace_id, type, subject, payload, created_at, dispatched_at) VALUES (?, ?, 'post.published', '{}', '{}', 1700000000000, 1700000000000)",
+      ).bind(eventId, ws.workspaceId),
+      env.DB.prepare(
+        "INSERT INTO webhook_deliveries (id, workspace_id, endpoint_id, event_id, status, attempts, response_status, response_excerpt, duration_ms, error, last_attempt_at, created_at, updated_at) VALUES (?, ?, ?, ?, 'failed', 8, 500, 'internal: db password=hunter2', 12, 'The endpoint answered 500.', 1700000001000, 1700000000000, 1700000001000)",
+      ).bind(deliveryId, ws.workspaceId, id, eventId),
+    ]);
+    const endpoint = (url: string) =>
+      endpointBody({
+        id,
+        url,
+        created_at: expect.stringMatching(ISO_OFFSET),
+        updated_at: expect.stringMatching(ISO_OFFSET),
+      });
+    const delivery = (excerpt: string | null) => ({
+      id: deliveryId,
+      event_id: eventId,
+      event_type: "post.published",
+      status: "failed",
+      attempts: 8,
+      response_status: 500,
+      response_excerpt: excerpt,
+      duration_ms: 12,
+      error: "The endpoint answered 500.",
+      last_attempt_at: "2023-11-14T22:13:21+00:00",
+      next_attempt_at: null,
+      created_at: "2023-11-14T22:13:20+00:00",
+    });
+    const page = (excerpt: string | null) => ({
+      data: [delivery(excerpt)],
+      meta: { current_page: 1, per_page: 50, total: 1, last_page: 1 },
+    });
+    const mintKey = async (scope: string) =>
+      (await ws.api("POST", "/api/api-keys", { name: scope, scopes: [scope] })).body.plain_token as string;
+
+    const views = [
+      {
+        key: ws.key,
+        url: secretUrl,
+        excerpt: "internal: db password=hunter2",
+      },
+      { key: await mintKey("publish"), url: "https://hooks.example.com", excerpt: null },
+      { key: await mintKey("read"), url: "https://hooks.example.com", excerpt: null },
+    ];
+    for (const view of views) {
+      const get = await call("GET", `/api/webhooks/${id}`, { key: view.key });
+      expect({ status: get.status, body: get.body }).toEqual({ status: 200, body: endpoint(view.url) });
+      const list = await call("GET", "/api/webhooks", { key: view.key });
+      expect({ status: list.status, body: list.body }).toEqual({ status: 200, body: [endpoint(view.url)] });
+      const log = await call("GET", `/api/webhooks/${id}/deliveries`, { key: view.key });
+      expect({ status: log.status, body: log.body }).toEqual({ status: 200, body: page(view.excerpt) });
+
+      const client = await connectMcp(view.key);
+      expect(await callTool(client, "get-webhook-tool", { webhook_id: id })).toEqual(endpoint(view.url));
+      expect(await callTool(client, "list-webhooks-tool")).toEqual({ items: [endpoint(view.url)] });
+      expect(await callTool(client, "list-webhook-deliveries-tool", { webhook_id: id })).toEqual(page(view.excerpt));
+      await client.close();
+    }
+    // The stored URL is untouched: deliveries still go to the whole of it.
+    const row = await env.DB.prepare("SELECT url FROM webhook_endpoints WHERE id = ?")
+      .bind(id)
+      .first<{ url: string }>();
+    expect(row!.url).toBe(secretUrl);
   });
 });

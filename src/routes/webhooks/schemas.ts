@@ -35,7 +35,10 @@ export const UpdateWebhookRequest = z
 export const WebhookEndpointSchema = z
   .object({
     id: z.uuid(),
-    url: z.string(),
+    url: z.string().openapi({
+      description:
+        "The endpoint URL. Keys with the `read` or `publish` scope see only its origin (`https://hooks.example.com`): a receiver's path and query often carry its own secret.",
+    }),
     description: z.string(),
     events: z.array(z.string()),
     enabled: z.boolean(),
@@ -67,7 +70,10 @@ export const WebhookDeliverySchema = z
     status: z.enum(["pending", "sending", "succeeded", "failed"]),
     attempts: z.number().int(),
     response_status: z.number().int().nullable(),
-    response_excerpt: z.string().nullable().openapi({ description: "At most the first 256 bytes of the answer." }),
+    response_excerpt: z.string().nullable().openapi({
+      description:
+        "At most the first 256 bytes of the answer; always null for keys with the `read` or `publish` scope (an answer may echo anything).",
+    }),
     duration_ms: z.number().int().nullable(),
     error: z.string().nullable(),
     last_attempt_at: isoDate.nullable(),

@@ -4,15 +4,33 @@ import { type webhookDeliveries, webhookEndpoints, type webhookEvents } from "..
 import { notFound } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
 import { formatIso } from "../../lib/time";
+import type { ApiKeyScope } from "../api-keys/scopes";
 
 /** Wire shapes of webhook endpoints and deliveries (docs/webhooks.md). Times are ISO 8601, like API keys. */
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 
+/**
+ * What a key below `full` sees of webhooks (issue 25, docs/security.md "Webhooks seen by read keys"): the endpoint
+ * URL cut to its origin (a receiver's path and query often carry its own secret — Slack, Discord, Zapier hooks) and no
+ * response excerpts (a receiver's answer may echo anything). Secrets are shown to no one after create/rotate.
+ */
+export type WebhookView = "full" | "redacted";
+
+export const webhookViewFor = (scope: ApiKeyScope): WebhookView => (scope === "full" ? "full" : "redacted");
+
+const originOf = (raw: string) => {
+  try {
+    return new URL(raw).origin;
+  } catch {
+    return "";
+  }
+};
+
 /** Never the secret: it is returned only by create and rotate-secret. */
-export const presentWebhookEndpoint = (e: WebhookEndpointRow) => ({
+export const presentWebhookEndpoint = (e: WebhookEndpointRow, view: WebhookView = "full") => ({
   id: e.id,
-  url: e.url,
+  url: view === "full" ? e.url : originOf(e.url),
   description: e.description,
   events: e.events,
   enabled: e.enabled,
@@ -29,6 +47,7 @@ export type WebhookEndpointResource = ReturnType<typeof presentWebhookEndpoint>;
 export const presentWebhookDelivery = (
   d: typeof webhookDeliveries.$inferSelect,
   event: Pick<typeof webhookEvents.$inferSelect, "type">,
+  view: WebhookView = "full",
 ) => ({
   id: d.id,
   event_id: d.eventId,
@@ -36,7 +55,7 @@ export const presentWebhookDelivery = (
   status: d.status,
   attempts: d.attempts,
   response_status: d.responseStatus,
-  response_excerpt: d.responseExcerpt,
+  response_excerpt: view === "full" ? d.responseExcerpt : null,
   duration_ms: d.durationMs,
   error: d.error,
   last_attempt_at: formatIso(d.lastAttemptAt),

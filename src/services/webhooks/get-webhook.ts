@@ -1,6 +1,6 @@
 import type { WorkspaceContext } from "../../context";
-import { findWebhookEndpoint, presentWebhookEndpoint } from "./endpoints";
+import { findWebhookEndpoint, presentWebhookEndpoint, webhookViewFor } from "./endpoints";
 
 export async function getWebhook(ctx: WorkspaceContext, id: string) {
-  return presentWebhookEndpoint(await findWebhookEndpoint(ctx, id));
+  return presentWebhookEndpoint(await findWebhookEndpoint(ctx, id), webhookViewFor(ctx.apiKeyScope));
 }

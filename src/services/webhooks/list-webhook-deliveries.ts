@@ -1,7 +1,7 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { webhookDeliveries, webhookEvents } from "../../db/schema";
-import { findWebhookEndpoint, presentWebhookDelivery } from "./endpoints";
+import { findWebhookEndpoint, presentWebhookDelivery, webhookViewFor } from "./endpoints";
 
 export const DELIVERIES_PER_PAGE = 50;
 
@@ -21,8 +21,9 @@ export async function listWebhookDeliveries(ctx: WorkspaceContext, id: string, p
     ctx.db.select({ n: count() }).from(webhookDeliveries).where(where),
   ]);
   const n = total?.n ?? 0;
+  const view = webhookViewFor(ctx.apiKeyScope);
   return {
-    data: rows.map((r) => presentWebhookDelivery(r.delivery, { type: r.type })),
+    data: rows.map((r) => presentWebhookDelivery(r.delivery, { type: r.type }, view)),
     meta: {
       current_page: page,
       per_page: DELIVERIES_PER_PAGE,
