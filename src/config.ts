@@ -58,6 +58,22 @@ export const configSchema = z.object({
     .default("202608")
     .transform((v) => v.trim() || "202608")
     .pipe(z.string().regex(/^\d{6}(\.\d{2})?$/)),
+  /**
+   * Graph API version of every Facebook and Instagram call (graph.facebook.com and graph.instagram.com, the Facebook
+   * Login dialog): `vNN.N`. Meta keeps each version about two years; v23.0 is available until 8 October 2027
+   * (docs/configuration.md has the schedule). Move it before then.
+   */
+  META_GRAPH_API_VERSION: z
+    .string()
+    .default("v23.0")
+    .transform((v) => v.trim() || "v23.0")
+    .pipe(z.string().regex(/^v\d+\.\d+$/)),
+  /** Threads API version (graph.threads.net): its own numbering, `v1.0` the only one so far, no end date announced. */
+  THREADS_API_VERSION: z
+    .string()
+    .default("v1.0")
+    .transform((v) => v.trim() || "v1.0")
+    .pipe(z.string().regex(/^v\d+\.\d+$/)),
   FACEBOOK_GRAPH_URL: url("https://graph.facebook.com"),
   INSTAGRAM_GRAPH_URL: url("https://graph.instagram.com"),
   THREADS_GRAPH_URL: url("https://graph.threads.net"),

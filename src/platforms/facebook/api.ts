@@ -16,8 +16,7 @@ import type {
   FbVideoStatus,
 } from "./types";
 
-/** Facebook Page Graph calls. The version lives here only. */
-export const FACEBOOK_GRAPH_VERSION = "v23.0";
+/** Facebook Page Graph calls, on the META_GRAPH_API_VERSION (config). */
 export const FACEBOOK_LABEL = "Facebook";
 /** Reels usually finish in well under a minute; past the bound the reel is still committed (see adapter). */
 export const REEL_POLL = { intervalMs: 3_000, maxAttempts: 40 };
@@ -32,7 +31,7 @@ export class FacebookApi {
     this.graph = new GraphClient(ctx, {
       label: FACEBOOK_LABEL,
       host: ctx.config.FACEBOOK_GRAPH_URL,
-      version: FACEBOOK_GRAPH_VERSION,
+      version: ctx.config.META_GRAPH_API_VERSION,
       token,
     });
   }

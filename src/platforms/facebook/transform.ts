@@ -102,13 +102,16 @@ export function facebookMetrics(resp: InsightsResponse | null): Metric[] {
 /**
  * Videos and reels are Video nodes: their numbers come from `/{video-id}/video_insights` (the Page-post `/insights`
  * edge does not exist on them). Asked without `metric`, the edge answers every lifetime metric the video has; the
- * first name present fills each label — regular videos report `total_video_*`, reels `fb_reels_total_plays` /
- * `blue_reels_play_count`, `post_impressions_unique` (reach) and `post_video_likes_by_reaction_type`. Facebook
+ * first name present fills each label. The "impressions" names (`total_video_impressions`,
+ * `total_video_impressions_unique`, and `post_impressions_unique` as a reel's reach) are retired — Graph no longer
+ * answers them, so reading them reported 0 — and their places are taken by views and media views (docs/metrics.md):
+ * Impressions = `total_video_views` (a video's views), for reels `fb_reels_total_plays` (else
+ * `blue_reels_play_count`); Unique impressions = `total_video_views_unique`, for reels `post_total_media_view_unique`. Facebook
  * reports no clicks for videos: Clicks is 0.
  */
 const VIDEO_LABELS: Array<[string, string[]]> = [
-  ["Impressions", ["total_video_impressions", "fb_reels_total_plays", "blue_reels_play_count"]],
-  ["Unique impressions", ["total_video_impressions_unique", "post_impressions_unique"]],
+  ["Impressions", ["total_video_views", "fb_reels_total_plays", "blue_reels_play_count"]],
+  ["Unique impressions", ["total_video_views_unique", "post_total_media_view_unique"]],
   ["Reactions", ["total_video_reactions_by_type_total", "post_video_likes_by_reaction_type"]],
   ["Clicks", []],
 ];

@@ -7,12 +7,10 @@ import { containerState } from "./transform";
 import type { IgCommentList, IgContainerStatus, IgIdResponse, IgMediaList, IgPermalink } from "./types";
 
 /**
- * Instagram's two hosts. Versions live here, one place per flavour:
- * - `instagram` (Instagram Login) → INSTAGRAM_GRAPH_URL + /v23.0
- * - `instagram-facebook` (Facebook Login) → FACEBOOK_GRAPH_URL + /v23.0
+ * Instagram's two hosts, both on the META_GRAPH_API_VERSION (config):
+ * - `instagram` (Instagram Login) → INSTAGRAM_GRAPH_URL + /{version}
+ * - `instagram-facebook` (Facebook Login) → FACEBOOK_GRAPH_URL + /{version}
  */
-export const INSTAGRAM_LOGIN_VERSION = "v23.0";
-export const INSTAGRAM_FACEBOOK_VERSION = "v23.0";
 
 export type InstagramFlavour = "instagram" | "instagram-facebook";
 
@@ -23,7 +21,7 @@ export function instagramClient(ctx: AdapterContext, flavour: InstagramFlavour, 
   return new GraphClient(ctx, {
     label: INSTAGRAM_LABEL,
     host: flavour === "instagram" ? c.INSTAGRAM_GRAPH_URL : c.FACEBOOK_GRAPH_URL,
-    version: flavour === "instagram" ? INSTAGRAM_LOGIN_VERSION : INSTAGRAM_FACEBOOK_VERSION,
+    version: c.META_GRAPH_API_VERSION,
     token,
   });
 }

@@ -2,7 +2,6 @@ import { buildUrl, exchangeCode, getJson, type PlatformConnector, splitScopes } 
 import { completeFacebookLogin, facebookConfigured, facebookDialogUrl } from "../meta/login";
 import { exchangeForLongLivedToken } from "../meta/long-lived";
 import { registerConnector } from "../registry";
-import { INSTAGRAM_LOGIN_VERSION } from "./api";
 
 /**
  * Instagram via Facebook Login (`instagram-facebook`): the Instagram business accounts behind the user's Pages,
@@ -99,7 +98,7 @@ export const instagramConnector: PlatformConnector = {
     const me = await getJson(
       ctx,
       "Instagram",
-      `${config.INSTAGRAM_GRAPH_URL}/${INSTAGRAM_LOGIN_VERSION}/me?fields=user_id,username,name,profile_picture_url`,
+      `${config.INSTAGRAM_GRAPH_URL}/${config.META_GRAPH_API_VERSION}/me?fields=user_id,username,name,profile_picture_url`,
       long.accessToken,
     );
     const id = me.user_id ?? grant.user_id;

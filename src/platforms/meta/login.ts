@@ -8,7 +8,6 @@ import {
   getJson,
   oauthReason,
 } from "../connect";
-import { FACEBOOK_GRAPH_VERSION } from "../facebook/api";
 
 /**
  * Facebook Login (manual flow), shared by the `facebook` and `instagram-facebook` connectors: code → short-lived
@@ -19,7 +18,7 @@ import { FACEBOOK_GRAPH_VERSION } from "../facebook/api";
 export const facebookConfigured = (c: Config) => !!(c.FACEBOOK_APP_ID && c.FACEBOOK_APP_SECRET);
 
 export function facebookDialogUrl(ctx: ConnectContext, redirectUri: string, state: string, scopes: string[]) {
-  return buildUrl(`${ctx.config.FACEBOOK_AUTH_URL}/${FACEBOOK_GRAPH_VERSION}/dialog/oauth`, {
+  return buildUrl(`${ctx.config.FACEBOOK_AUTH_URL}/${ctx.config.META_GRAPH_API_VERSION}/dialog/oauth`, {
     client_id: ctx.config.FACEBOOK_APP_ID,
     redirect_uri: redirectUri,
     state,
@@ -63,7 +62,7 @@ export async function completeFacebookLogin(
   redirectUri: string,
 ): Promise<FacebookLogin> {
   const { config } = ctx;
-  const graph = `${config.FACEBOOK_GRAPH_URL}/${FACEBOOK_GRAPH_VERSION}`;
+  const graph = `${config.FACEBOOK_GRAPH_URL}/${config.META_GRAPH_API_VERSION}`;
   const short = await tokenCall(
     ctx,
     buildUrl(`${graph}/oauth/access_token`, {

@@ -11,8 +11,7 @@ import type {
   ThreadsReplyList,
 } from "./types";
 
-/** Threads Graph calls on THREADS_GRAPH_URL. The version lives here only. */
-export const THREADS_GRAPH_VERSION = "v1.0";
+/** Threads Graph calls on THREADS_GRAPH_URL, at the THREADS_API_VERSION (config). */
 export const THREADS_LABEL = "Threads";
 
 export class ThreadsApi {
@@ -25,7 +24,7 @@ export class ThreadsApi {
     this.graph = new GraphClient(ctx, {
       label: THREADS_LABEL,
       host: ctx.config.THREADS_GRAPH_URL,
-      version: THREADS_GRAPH_VERSION,
+      version: ctx.config.THREADS_API_VERSION,
       token,
     });
   }

@@ -1,7 +1,6 @@
 import { buildUrl, exchangeCode, getJson, type PlatformConnector } from "../connect";
 import { exchangeForLongLivedToken } from "../meta/long-lived";
 import { registerConnector } from "../registry";
-import { THREADS_GRAPH_VERSION } from "./api";
 
 /**
  * Threads (its own app id/secret): code → short-lived token (1 h) → long-lived (`th_exchange_token`, 60 days).
@@ -56,7 +55,7 @@ export const threadsConnector: PlatformConnector = {
     const me = await getJson(
       ctx,
       "Threads",
-      `${config.THREADS_GRAPH_URL}/${THREADS_GRAPH_VERSION}/me?fields=id,username,name,threads_profile_picture_url`,
+      `${config.THREADS_GRAPH_URL}/${config.THREADS_API_VERSION}/me?fields=id,username,name,threads_profile_picture_url`,
       long.accessToken,
     );
     const id = me.id ?? short.user_id;

@@ -370,11 +370,14 @@ describe("Facebook metrics", () => {
     ]);
   });
 
-  it("reads a video post and a reel from /{video-id}/video_insights", async () => {
+  it("reads a video post and a reel from /{video-id}/video_insights by their current names, not the retired impressions", async () => {
+    // The retired "impressions" names are seeded too: Graph no longer answers them (the fake drops them), so a
+    // reader still asking for them would report 0.
     fake.setVideoInsights(
       "900100",
       {
         total_video_views: 410,
+        total_video_views_unique: 320,
         total_video_impressions: 1500,
         total_video_impressions_unique: 1200,
         total_video_reactions_by_type_total: { like: 12, love: 3 },
@@ -387,6 +390,7 @@ describe("Facebook metrics", () => {
         blue_reels_play_count: 5200,
         fb_reels_total_plays: 6100,
         post_impressions_unique: 4300,
+        post_total_media_view_unique: 3900,
         post_video_likes_by_reaction_type: { REACTION_LIKE: 80, REACTION_LOVE: 9 },
         post_video_avg_time_watched: 7100,
       },
@@ -407,14 +411,14 @@ describe("Facebook metrics", () => {
     });
     expect([video, reel]).toEqual([
       [
-        { label: "Impressions", value: 1500 },
-        { label: "Unique impressions", value: 1200 },
+        { label: "Impressions", value: 410 },
+        { label: "Unique impressions", value: 320 },
         { label: "Reactions", value: 15 },
         { label: "Clicks", value: 0 },
       ],
       [
         { label: "Impressions", value: 6100 },
-        { label: "Unique impressions", value: 4300 },
+        { label: "Unique impressions", value: 3900 },
         { label: "Reactions", value: 89 },
         { label: "Clicks", value: 0 },
       ],

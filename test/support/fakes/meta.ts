@@ -352,6 +352,15 @@ const IG_METRICS: Record<IgMedia["productType"], string[]> = {
  * Page-post metrics Graph still serves (Pages API "Page Insights" reference; `post_impressions` and
  * `post_impressions_unique` are retired for every version and now answer an invalid-metric error).
  */
+/** Video and reel metrics Graph stopped answering (the "impressions" family, replaced by views / media views). */
+const RETIRED_VIDEO_METRICS = [
+  "total_video_impressions",
+  "total_video_impressions_unique",
+  "total_video_impressions_organic",
+  "total_video_impressions_paid",
+  "total_video_impressions_viral",
+  "post_impressions_unique",
+];
 const FB_METRICS = [
   "post_media_view",
   "post_total_media_view_unique",
@@ -1023,12 +1032,21 @@ export class MetaGraphFake {
     return graphInsights(id, names, values);
   }
 
-  /** `/{video-id}/video_insights` without `metric`: every lifetime metric the video has. */
+  /**
+   * `/{video-id}/video_insights` without `metric`: every lifetime metric the video has — but never a retired
+   * "impressions" name (Pages API "Deprecated Facebook Page Insights Metrics": `post_impressions_unique` →
+   * `post_total_media_view_unique`; the Video API "Insights" guide lists `total_video_views*`, no impressions),
+   * which Graph no longer answers even when a test seeds one.
+   */
   private readVideoInsights(id: string): Response {
     const o = this.objects.get(id);
     const values = this.insights.get(id);
     if (o?.kind !== "video" || !values) return unsupported(id);
-    return graphInsights(id, Object.keys(values), values);
+    return graphInsights(
+      id,
+      Object.keys(values).filter((name) => !RETIRED_VIDEO_METRICS.includes(name)),
+      values,
+    );
   }
 
   private refresh(p: Record<string, unknown>): Response {
