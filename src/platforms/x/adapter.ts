@@ -87,7 +87,7 @@ async function waitForProcessing(actx: AdapterContext, token: string, id: string
 
 /**
  * X has no idempotency key and its create answer is the only handle. Before the create call the adapter saves
- * "sent at T"; a retry after that looks at the account's own posts since T (start_time, one page of 5, no
+ * "sent at T" (cleared again when X answers with a definite refusal); a retry after that looks at the account's own posts since T (start_time, one page of 5, no
  * replies/retweets) for the same text (links ignored: X rewrites them). A reply (thread item, first comment) is
  * looked for among the account's replies too, and must answer the same parent (`referenced_tweets` replied_to).
  * Returns null when there is none, and "unknown" when X will not let the app look (403 on access tiers without read
@@ -150,6 +150,14 @@ export const xAdapter: PlatformAdapter = {
       path: "/2/tweets",
       token,
       json: tweetBody(req.content, mediaIds, req.replyTo?.parent.platformPostId),
+    }).catch(async (err: unknown) => {
+      // A definite answer (4xx, 429 included) means X made nothing: the next attempt need not look (a timeline
+      // read costs a request and, on pay-per-use, credits). Only an unknown outcome — no answer, a timeout, a 5xx —
+      // keeps "sent at T". If clearing fails, the next attempt merely looks once more.
+      if (err instanceof PlatformError && err.status !== undefined && err.status < 500) {
+        await saveState(req, {}).catch(() => {});
+      }
+      throw err;
     });
     if (!out.data?.id) throw new PlatformError("transient", "X returned no post id.");
     return { platformPostId: out.data.id, platformUrl: tweetUrl(req.account.username, out.data.id) };

@@ -39,21 +39,64 @@ export async function x<T>(actx: AdapterContext, call: XCall): Promise<T> {
   return ((await readJson<T>(res)) ?? {}) as T;
 }
 
+/** X's problem types for billing (docs.x.com/x-api/fundamentals/response-codes-and-errors; shapes as X sends them). */
+const CREDITS_DEPLETED = /\/problems\/credits-depleted$/;
+const USAGE_CAPPED = /\/problems\/usage-capped$/;
+
+export const X_CREDITS_DEPLETED_MESSAGE =
+  "X refused the request: the X developer account has no API credits left (HTTP 402, credits depleted). Add credits in the X Developer Console (console.x.com), then publish again; nothing was posted.";
+
 /**
  * X failures: 401 token rejected; 429 with `x-rate-limit-reset` (epoch seconds, no Retry-After); 5xx transient;
- * 400/403 the platform's refusal (duplicate content, invalid media, …) in its own words.
+ * 400/403 the platform's refusal (duplicate content, invalid media, …) in its own words. Billing is not a rate
+ * limit and says so: a pay-per-use account out of credits (402 `…/problems/credits-depleted`) and a spent monthly
+ * usage cap (429 `UsageCapExceeded`, `…/problems/usage-capped`) are permanent — waiting minutes does not heal them —
+ * and a spent 24-hour post limit (429 with `x-user-limit-24hour-remaining: 0` or the app's) waits for its reset.
  */
 export async function xError(res: Response, now: number): Promise<PlatformError> {
   const body = await readJson<XProblem>(res);
   const reason = problemText(body, res.status);
+  if (CREDITS_DEPLETED.test(body?.type ?? "") || (res.status === 402 && /credit/i.test(reason))) {
+    return new PlatformError("permanent", X_CREDITS_DEPLETED_MESSAGE, { status: res.status });
+  }
+  if (res.status === 402) {
+    return new PlatformError("permanent", `X refused the request: payment required (HTTP 402): ${reason}`, {
+      status: 402,
+    });
+  }
   if (res.status === 401) return new PlatformError("auth", `X rejected the access token: ${reason}`, { status: 401 });
+  if (USAGE_CAPPED.test(body?.type ?? "") || body?.title === "UsageCapExceeded") {
+    const cap = [body?.period, body?.scope].filter(Boolean).join(" ").toLowerCase();
+    return new PlatformError(
+      "permanent",
+      `X's ${cap ? `${cap} ` : ""}usage cap is used up (UsageCapExceeded: "${reason}"): X takes no more of these requests from this app until the cap resets with the next billing period or is raised in the X Developer Console; nothing was posted.`,
+      { status: res.status },
+    );
+  }
   if (res.status === 429) {
     const wait = retryAfterSeconds(res.headers, now) ?? resetSeconds(res.headers, now);
+    const daily = dailyLimitSpent(res.headers);
+    if (daily) {
+      const at = Number(res.headers.get(`x-${daily}-limit-24hour-reset`));
+      const when = Number.isFinite(at) && at > 0 ? ` (it resets at ${new Date(at * 1000).toISOString()})` : "";
+      return new PlatformError(
+        "transient",
+        `X's 24-hour post limit for this ${daily === "user" ? "account" : "app"} is used up${when}; the post waits for it.`,
+        { status: 429, retryAfterSeconds: wait },
+      );
+    }
     return new PlatformError("transient", "X rate limit exceeded.", { status: 429, retryAfterSeconds: wait });
   }
   if (res.status >= 500)
     return new PlatformError("transient", `X is unavailable (HTTP ${res.status}).`, { status: res.status });
   return new PlatformError("permanent", `X refused the post: ${reason}`, { status: res.status });
+}
+
+/** Which 24-hour limit X says is spent (docs.x.com/x-api/fundamentals/rate-limits, `x-*-limit-24hour-*`). */
+function dailyLimitSpent(headers: Headers): "user" | "app" | null {
+  if (headers.get("x-user-limit-24hour-remaining") === "0") return "user";
+  if (headers.get("x-app-limit-24hour-remaining") === "0") return "app";
+  return null;
 }
 
 /** Re-chunks a byte stream into pieces of exactly `size` bytes (the last may be shorter). */

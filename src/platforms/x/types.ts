@@ -5,6 +5,9 @@ export interface XProblem {
   detail?: string;
   type?: string;
   status?: number;
+  /** Usage-cap problems (`…/problems/usage-capped`): the cap's period (`Monthly`) and scope (`Product`, `Account`). */
+  period?: string;
+  scope?: string;
   errors?: { message?: string; code?: number; parameters?: Record<string, unknown> }[];
 }
 

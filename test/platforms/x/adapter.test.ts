@@ -22,6 +22,13 @@ beforeEach(() => {
 });
 afterEach(() => fakes.uninstall());
 
+/** An X problem-JSON refusal (docs.x.com/x-api/fundamentals/response-codes-and-errors). */
+const xProblem = (status: number, title: string, detail: string) =>
+  new Response(JSON.stringify({ title, detail, type: "about:blank", status }), {
+    status,
+    headers: { "content-type": "application/problem+json" },
+  });
+
 const account = () =>
   testAccount("x", { username: "alice_x", credentials: { access_token: "x-access", refresh_token: "x-refresh" } });
 const request = (content: string, media: Awaited<ReturnType<typeof storeTestMedia>>[] = []) => ({
@@ -158,6 +165,84 @@ describe("X adapter against the fake", () => {
     expect(fakes.x.timelineReads).toBe(1);
   });
 
+  // Issue 29: the "did it post?" look-up runs only when the outcome is unknown.
+  it.each([
+    ["a 403 refusal", () => fakes.x.inject("POST /2/tweets", () => xProblem(403, "Forbidden", "Not allowed."))],
+    ["a 400 refusal", () => fakes.x.inject("POST /2/tweets", () => xProblem(400, "Invalid Request", "Bad text."))],
+    ["a 429", () => fakes.x.inject("POST /2/tweets", fakes.x.rateLimited(60))],
+    ["a 402 credits depleted", () => fakes.x.inject("POST /2/tweets", fakes.x.creditsDepleted())],
+  ])("after %s on create, the retry posts without reading the timeline", async (_what, refuse) => {
+    const checkpoint = memoryCheckpoint();
+    const req = { ...request("definite answer"), checkpoint };
+    refuse();
+    await expect(platformRejection(xAdapter.publish(testAdapterContext(), req))).resolves.toMatchObject({
+      status: expect.any(Number),
+    });
+    expect(checkpoint.saves).toEqual([{ create_sent_at: expect.any(Number) }, {}]);
+    const made = await xAdapter.publish(testAdapterContext(), req);
+    expect([...fakes.x.tweets.keys()]).toEqual([made.platformPostId]);
+    expect(fakes.x.timelineReads).toBe(0);
+  });
+
+  it.each([
+    ["a 503", () => fakes.x.inject("POST /2/tweets", fakes.x.unavailable(503))],
+    ["a lost answer", () => failAfterHandling("POST", "/2/tweets", { kind: "drop" })],
+    ["a timeout", () => failAfterHandling("POST", "/2/tweets", { kind: "timeout" })],
+  ])("after %s on create, the retry reads the timeline first", async (_what, fail) => {
+    const checkpoint = memoryCheckpoint();
+    const req = { ...request("unknown outcome"), checkpoint };
+    fail();
+    await expect(platformRejection(xAdapter.publish(testAdapterContext(), req))).resolves.toMatchObject({
+      kind: "transient",
+    });
+    expect(checkpoint.saves).toEqual([{ create_sent_at: expect.any(Number) }]);
+    await xAdapter.publish(testAdapterContext(), req);
+    expect(fakes.x.timelineReads).toBe(1);
+    expect(fakes.x.tweets.size).toBe(1);
+  });
+
+  it("credits depleted (402) is its own permanent error, not a rate limit", async () => {
+    fakes.x.inject("POST /2/tweets", fakes.x.creditsDepleted());
+    expect(await platformRejection(xAdapter.publish(testAdapterContext(), request("no credits")))).toEqual({
+      name: "PlatformError",
+      kind: "permanent",
+      message:
+        "X refused the request: the X developer account has no API credits left (HTTP 402, credits depleted). Add credits in the X Developer Console (console.x.com), then publish again; nothing was posted.",
+      retryAfterSeconds: undefined,
+      status: 402,
+    });
+  });
+
+  it("a spent monthly usage cap (429 UsageCapExceeded) is its own permanent error, not a rate limit", async () => {
+    fakes.x.inject("POST /2/tweets", fakes.x.usageCapped());
+    expect(await platformRejection(xAdapter.publish(testAdapterContext(), request("capped")))).toEqual({
+      name: "PlatformError",
+      kind: "permanent",
+      message:
+        'X\'s monthly product usage cap is used up (UsageCapExceeded: "Usage cap exceeded: Monthly product cap"): X takes no more of these requests from this app until the cap resets with the next billing period or is raised in the X Developer Console; nothing was posted.',
+      retryAfterSeconds: undefined,
+      status: 429,
+    });
+  });
+
+  it("a spent 24-hour post limit waits for its reset, and says so", async () => {
+    fakes.x.inject("POST /2/tweets", fakes.x.dailyLimitSpent(3 * 3600));
+    const before = Math.floor(Date.now() / 1000);
+    const err = await platformRejection(xAdapter.publish(testAdapterContext(), request("daily")));
+    const after = Math.floor(Date.now() / 1000);
+    const resetAt = Date.parse(/resets at (\S+)\)/.exec(err.message)![1]!) / 1000;
+    expect(resetAt).toBeGreaterThanOrEqual(before + 3 * 3600);
+    expect(resetAt).toBeLessThanOrEqual(after + 3 * 3600);
+    expect(err).toEqual({
+      name: "PlatformError",
+      kind: "transient",
+      message: `X's 24-hour post limit for this account is used up (it resets at ${new Date(resetAt * 1000).toISOString()}); the post waits for it.`,
+      retryAfterSeconds: expect.any(Number),
+      status: 429,
+    });
+    expect(err.retryAfterSeconds).toBeGreaterThanOrEqual(3 * 3600 - (after - before) - 1);
+  });
+
   it("metrics on a tier without read access: MetricsUnavailable platform_access_denied (not an error)", async () => {
     const created = await xAdapter.publish(testAdapterContext(), request("no reads"));
     fakes.x.readAccess = false;
@@ -212,6 +297,8 @@ describe("X through the publish job", () => {
 
     const second = await deliver(post.messages, { attempts: 2 });
     expect(second.explicitAcks).toEqual(["msg-0"]);
+    // A 429 is a definite "not made": the retry creates without the "did it post?" look-up.
+    expect(fakes.x.timelineReads).toBe(0);
     const [tweet] = [...fakes.x.tweets.values()];
     expect(await readRow(post.rowIds[0]!)).toMatchObject({
       status: "published",

@@ -100,6 +100,61 @@ export class FakeX extends ScriptedFake {
       });
   }
 
+  /**
+   * A pay-per-use developer account with no credits left: every call answers 402 with X's problem type
+   * `https://api.x.com/2/problems/credits-depleted` (docs.x.com/x-api/fundamentals/response-codes-and-errors; the body
+   * exactly as X sends it, e.g. koala73/worldmonitor#7156).
+   */
+  creditsDepleted() {
+    return () =>
+      json(
+        402,
+        {
+          detail: "credits depleted",
+          status: 402,
+          title: "Payment Required",
+          type: "https://api.x.com/2/problems/credits-depleted",
+        },
+        this.rateHeaders(),
+      );
+  }
+
+  /**
+   * A spent monthly usage cap: 429 `UsageCapExceeded` with `…/problems/usage-capped`, while the rate-limit headers
+   * still show the 15-minute window nearly unused (docs.x.com/x-api/fundamentals/post-cap; body as reported in
+   * xdevplatform/xdk#25).
+   */
+  usageCapped() {
+    return () =>
+      json(
+        429,
+        {
+          account_id: "1500000000000000000",
+          product_name: "standard-basic",
+          title: "UsageCapExceeded",
+          period: "Monthly",
+          scope: "Product",
+          detail: "Usage cap exceeded: Monthly product cap",
+          type: "https://api.twitter.com/2/problems/usage-capped",
+        },
+        this.rateHeaders(),
+      );
+  }
+
+  /**
+   * The user's 24-hour post limit spent (docs.x.com/x-api/fundamentals/rate-limits: `x-user-limit-24hour-limit`,
+   * `-remaining`, `-reset` in epoch seconds) while the 15-minute window is not.
+   */
+  dailyLimitSpent(resetInSeconds: number) {
+    return () =>
+      json(429, problem(429, "Too Many Requests", "Too Many Requests"), {
+        ...this.rateHeaders(),
+        "x-user-limit-24hour-limit": "17",
+        "x-user-limit-24hour-remaining": "0",
+        "x-user-limit-24hour-reset": String(Math.floor(Date.now() / 1000) + resetInSeconds),
+      });
+  }
+
   unavailable(status = 503) {
     return () => json(status, problem(status, "Service Unavailable", "Service Unavailable"), this.rateHeaders());
   }
