@@ -1,5 +1,6 @@
 import { errorFields, log } from "../lib/logger";
 import { runLifecycle } from "../services/lifecycle/sweep-media";
+import { resealSecrets } from "../services/sealing/reseal-secrets";
 import { resealCredentials } from "../services/social-accounts/reseal-credentials";
 import { sweepWebhookDeliveries } from "../services/webhooks/consumer";
 import { dispatchWebhookEvents } from "../services/webhooks/dispatch";
@@ -13,7 +14,7 @@ import { runTokenRefresh } from "./token-refresh";
  * The every-minute cron: publish due posts, time out stuck rows and refresh tokens before they expire, then
  * dispatch webhook events (theirs, and any a stopped Worker left in the outbox) and re-enqueue webhook deliveries
  * whose message was lost. Beside publishing: the storage lifecycle sweep (src/services/lifecycle) and re-sealing
- * credentials still under a previous encryption key (docs/security.md).
+ * credentials and every other sealed secret still under a previous encryption key (docs/security.md).
  */
 export async function runCron(env: Cloudflare.Env, ctx: ExecutionContext): Promise<void> {
   const sctx = backgroundContext(env, ctx, crypto.randomUUID());
@@ -23,6 +24,7 @@ export async function runCron(env: Cloudflare.Env, ctx: ExecutionContext): Promi
     runTokenRefresh(sctx),
     runLifecycle(sctx),
     resealCredentials(sctx),
+    resealSecrets(sctx),
   ]);
   forgetRecordedEvents(sctx);
   const webhooks = await Promise.allSettled([dispatchWebhookEvents(sctx), sweepWebhookDeliveries(sctx)]);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config";
-import { sealPayload } from "../../src/services/connect/states";
+import { sealSecret } from "../../src/lib/sealing";
 import { tokenId } from "../../src/services/connect/tokens";
 import { deliverThroughRuntime, readRow, seedPost } from "../publishing/support";
 import { fakeFacebookGraph } from "../support/fakes/meta";
@@ -144,13 +144,13 @@ describe("connect: refused states", () => {
     const start = await ws.api("POST", "/api/social-accounts/connect", { platform: "x" });
     const callbackPath = await consent(start.body.url);
     const nonce = new URL(callbackPath, "https://api.test").searchParams.get("state")!.split(".")[1]!;
-    const sealed = await sealPayload(
+    const id = await tokenId(nonce);
+    const sealed = await sealSecret(
       { config: loadConfig(env) },
+      { table: "oauth_states", row: id },
       { code_verifier: null, redirect_url: null, instance: null, link_id: null },
     );
-    await env.DB.prepare("UPDATE oauth_states SET sealed = ? WHERE id = ?")
-      .bind(sealed, await tokenId(nonce))
-      .run();
+    await env.DB.prepare("UPDATE oauth_states SET sealed = ? WHERE id = ?").bind(sealed, id).run();
     const res = await browse("GET", callbackPath);
     errorPage(res, "This sign-in has no PKCE verifier and cannot be completed. Start again.");
     expect(net.oauth.tokenRequests).toHaveLength(0);

@@ -80,8 +80,11 @@ export function testContext(clock: { now: number }, queue: Queue): ServiceContex
   };
 }
 
-/** One delivery of these messages to the worker's queue() handler for `webhook-deliveries`. */
-export async function deliverWebhookMessages(bodies: WebhookMessage[], queue: Queue) {
+/**
+ * One delivery of these messages to the worker's queue() handler for `webhook-deliveries` (under `workerEnv`: a
+ * copy of env with other secrets is a restarted Worker).
+ */
+export async function deliverWebhookMessages(bodies: WebhookMessage[], queue: Queue, workerEnv: Cloudflare.Env = env) {
   const acked: number[] = [];
   const retried: number[] = [];
   const batch: MessageBatch<unknown> = {
@@ -99,7 +102,7 @@ export async function deliverWebhookMessages(bodies: WebhookMessage[], queue: Qu
     retryAll: () => {},
   };
   const ctx = createExecutionContext();
-  await worker.queue!(batch, { ...env, WEBHOOK_QUEUE: queue }, ctx);
+  await worker.queue!(batch, { ...workerEnv, WEBHOOK_QUEUE: queue }, ctx);
   await waitOnExecutionContext(ctx);
   return { acked, retried };
 }

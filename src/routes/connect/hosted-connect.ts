@@ -3,6 +3,7 @@ import { CONNECT_FORM_MAX_BYTES, linkPage, type NetworkChoice, resultPage, selec
 import { connectedResponse, html, seeOther } from "../../connect/respond";
 import { AppError } from "../../lib/errors";
 import { readBoundedText } from "../../lib/read-body";
+import { ConnectError } from "../../platforms/connect";
 import { allConnectors, connectorFor } from "../../platforms/registry";
 import { type LiveLink, resolveConnectLink } from "../../services/connect/connect-links";
 import { consumeSelection, readSelection } from "../../services/connect/selections";
@@ -87,11 +88,23 @@ const selectionExpired = (c: Context<AppEnv>) =>
     404,
   );
 
+/** A selection sealed under a key the server no longer has (ConnectError from selections.ts): said as such. */
+async function unlessUnreadable<T>(c: Context<AppEnv>, read: () => Promise<T>): Promise<T | { page: Response }> {
+  try {
+    return await read();
+  } catch (err) {
+    if (!(err instanceof ConnectError)) throw err;
+    return { page: html(c, resultPage({ ok: false, title: "The account was not connected", text: err.message }), 400) };
+  }
+}
+const isPage = (v: unknown): v is { page: Response } => typeof v === "object" && v !== null && "page" in v;
+
 export function registerHostedConnect(app: App) {
   app.get("/connect/select/:token", async (c) => {
     const token = c.req.param("token");
     const service = c.get("service");
-    const selection = await readSelection(service, token);
+    const selection = await unlessUnreadable(c, () => readSelection(service, token));
+    if (isPage(selection)) return selection.page;
     if (!selection) return selectionExpired(c);
     return html(c, await renderSelection(c, token, selection));
   });
@@ -99,7 +112,8 @@ export function registerHostedConnect(app: App) {
   app.post("/connect/select/:token", async (c) => {
     const token = c.req.param("token");
     const service = c.get("service");
-    const selection = await readSelection(service, token);
+    const selection = await unlessUnreadable(c, () => readSelection(service, token));
+    if (isPage(selection)) return selection.page;
     if (!selection) return selectionExpired(c);
     const form = await readForm(c);
     if (crossSite(c) || !(await macMatches(service, SELECT_CSRF, token, form.get("csrf") ?? ""))) {
@@ -115,7 +129,8 @@ export function registerHostedConnect(app: App) {
     }
     // Consumed only now, so a form error above leaves the selection usable; consumed once, so a double submit
     // cannot store twice.
-    const consumed = await consumeSelection(service, token);
+    const consumed = await unlessUnreadable(c, () => consumeSelection(service, token));
+    if (isPage(consumed)) return consumed.page;
     if (!consumed) {
       return html(
         c,

@@ -1,10 +1,21 @@
 import { and, eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { mastodonApps } from "../../db/schema";
+import { errorFields, log } from "../../lib/logger";
+import { openSecret, type SealedAt, sealSecret, UnopenableSecretError } from "../../lib/sealing";
 import type { ConnectContext } from "../../platforms/connect";
-import { openPayload, sealPayload } from "./states";
 
-/** What connectors get: config, outbound fetch, the clock, and the Mastodon app cache over D1 (secret sealed). */
+/** A cached app's secret is bound to its instance and callback URL (the row's key). */
+const appAt = (instance: string, redirectUri: string): SealedAt => ({
+  table: "mastodon_apps",
+  row: `${instance} ${redirectUri}`,
+});
+
+/**
+ * What connectors get: config, outbound fetch, the clock, and the Mastodon app cache over D1 (secret sealed). A
+ * cached app whose secret no longer opens (sealed under a key that was rotated out) is dropped, so the connector
+ * registers a new app on the instance instead of failing.
+ */
 export function connectContext(ctx: ServiceContext): ConnectContext {
   return {
     config: ctx.config,
@@ -19,7 +30,25 @@ export function connectContext(ctx: ServiceContext): ConnectContext {
           .where(and(eq(mastodonApps.instance, instance), eq(mastodonApps.redirectUri, redirectUri)))
           .get();
         if (!row) return null;
-        return { clientId: row.clientId, clientSecret: await openPayload<string>(ctx, row.sealedSecret) };
+        try {
+          return {
+            clientId: row.clientId,
+            clientSecret: await openSecret<string>(ctx, appAt(instance, redirectUri), row.sealedSecret),
+          };
+        } catch (err) {
+          if (!(err instanceof UnopenableSecretError)) throw err;
+          log("warn", "mastodon_app_unopenable", { instance, ...errorFields(err) });
+          await ctx.db
+            .delete(mastodonApps)
+            .where(
+              and(
+                eq(mastodonApps.instance, instance),
+                eq(mastodonApps.redirectUri, redirectUri),
+                eq(mastodonApps.sealedSecret, row.sealedSecret),
+              ),
+            );
+          return null;
+        }
       },
       async put(instance, redirectUri, client) {
         // Two first connects racing on one instance both register; the first stored app wins, the other is unused.
@@ -29,7 +58,7 @@ export function connectContext(ctx: ServiceContext): ConnectContext {
             instance,
             redirectUri,
             clientId: client.clientId,
-            sealedSecret: await sealPayload(ctx, client.clientSecret),
+            sealedSecret: await sealSecret(ctx, appAt(instance, redirectUri), client.clientSecret),
             createdAt: ctx.now(),
           })
           .onConflictDoNothing();

@@ -1,8 +1,9 @@
 import { and, eq, gt, lt } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { connectSelections } from "../../db/schema";
+import { sealSecret } from "../../lib/sealing";
 import type { ConnectCandidate } from "../../platforms/connect";
-import { openPayload, sealPayload } from "./states";
+import { openStep } from "./states";
 import { newSecretToken, tokenId } from "./tokens";
 
 /**
@@ -23,13 +24,15 @@ export async function createSelection(
 ): Promise<string> {
   const token = newSecretToken();
   const now = ctx.now();
+  const id = await tokenId(token);
+  const sealed = await sealSecret(ctx, { table: "connect_selections", row: id }, payload);
   await ctx.db.batch([
     ctx.db.delete(connectSelections).where(lt(connectSelections.expiresAt, now)),
     ctx.db.insert(connectSelections).values({
-      id: await tokenId(token),
+      id,
       workspaceId,
       platform,
-      sealed: await sealPayload(ctx, payload),
+      sealed,
       expiresAt: now + ctx.config.CONNECT_STATE_TTL_SECONDS * 1000,
       createdAt: now,
     }),
@@ -43,7 +46,10 @@ export interface OpenSelection {
   payload: SelectionPayload;
 }
 
-/** Reads a live selection without consuming it (the GET of the page). */
+/**
+ * Reads a live selection without consuming it (the GET of the page). A selection that does not open (the key
+ * changed) throws ConnectError `invalid_state`, which the hosted pages show.
+ */
 export async function readSelection(ctx: ServiceContext, token: string): Promise<OpenSelection | null> {
   const row = await ctx.db
     .select()
@@ -54,7 +60,7 @@ export async function readSelection(ctx: ServiceContext, token: string): Promise
   return {
     workspaceId: row.workspaceId,
     platform: row.platform,
-    payload: await openPayload<SelectionPayload>(ctx, row.sealed),
+    payload: await openStep<SelectionPayload>(ctx, { table: "connect_selections", row: row.id }, row.sealed),
   };
 }
 
@@ -67,6 +73,6 @@ export async function consumeSelection(ctx: ServiceContext, token: string): Prom
   return {
     workspaceId: row.workspaceId,
     platform: row.platform,
-    payload: await openPayload<SelectionPayload>(ctx, row.sealed),
+    payload: await openStep<SelectionPayload>(ctx, { table: "connect_selections", row: row.id }, row.sealed),
   };
 }

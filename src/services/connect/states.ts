@@ -1,8 +1,8 @@
 import { and, eq, lt } from "drizzle-orm";
-import { requireSecret } from "../../config";
 import type { ServiceContext } from "../../context";
 import { oauthStates } from "../../db/schema";
-import { decryptJson, encryptJson } from "../../lib/crypto";
+import { errorFields, log } from "../../lib/logger";
+import { openSecret, type SealedAt, sealSecret, UnopenableSecretError } from "../../lib/sealing";
 import { ConnectError } from "../../platforms/connect";
 import { mac, macMatches, newSecretToken, tokenId } from "./tokens";
 
@@ -22,10 +22,24 @@ export interface StatePayload {
 const PURPOSE = "oauth-state";
 const UNKNOWN_STATE = "This sign-in link is invalid or was already used. Start connecting the account again.";
 
-export const sealPayload = (ctx: Pick<ServiceContext, "config">, value: unknown) =>
-  encryptJson(requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"), value);
-export const openPayload = <T>(ctx: Pick<ServiceContext, "config">, sealed: string) =>
-  decryptJson<T>(requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"), sealed);
+/** What the hosted pages say when a state or selection was sealed under a key the server no longer has. */
+export const UNREADABLE_STEP =
+  "This sign-in can no longer be read: the encryption key of this server changed since it started. " +
+  "Start connecting the account again.";
+
+/**
+ * Opens a state's or selection's payload (sealed for its row, src/lib/sealing.ts); one that does not open is a
+ * ConnectError the hosted pages show as such, never a 500.
+ */
+export async function openStep<T>(ctx: Pick<ServiceContext, "config">, at: SealedAt, sealed: string): Promise<T> {
+  try {
+    return await openSecret<T>(ctx, at, sealed);
+  } catch (err) {
+    if (!(err instanceof UnopenableSecretError)) throw err;
+    log("warn", "connect_step_unopenable", { table: at.table, ...errorFields(err) });
+    throw new ConnectError("invalid_state", UNREADABLE_STEP);
+  }
+}
 
 export async function createState(
   ctx: ServiceContext,
@@ -36,14 +50,16 @@ export async function createState(
   const nonce = newSecretToken();
   const now = ctx.now();
   const expiresAt = now + ctx.config.CONNECT_STATE_TTL_SECONDS * 1000;
+  const id = await tokenId(nonce);
+  const sealed = await sealSecret(ctx, { table: "oauth_states", row: id }, payload);
   await ctx.db.batch([
     // Expired states nobody came back for are swept here, by the index on expires_at.
     ctx.db.delete(oauthStates).where(lt(oauthStates.expiresAt, now)),
     ctx.db.insert(oauthStates).values({
-      id: await tokenId(nonce),
+      id,
       workspaceId,
       platform,
-      sealed: await sealPayload(ctx, payload),
+      sealed,
       expiresAt,
       createdAt: now,
     }),
@@ -75,5 +91,6 @@ export async function consumeState(
     .returning();
   if (!row) throw new ConnectError("invalid_state", UNKNOWN_STATE);
   // An expired state is consumed too; the caller still learns where to send the browser back to.
-  return { workspaceId, payload: await openPayload<StatePayload>(ctx, row.sealed), expired: row.expiresAt < ctx.now() };
+  const payload = await openStep<StatePayload>(ctx, { table: "oauth_states", row: row.id }, row.sealed);
+  return { workspaceId, payload, expired: row.expiresAt < ctx.now() };
 }

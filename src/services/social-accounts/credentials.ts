@@ -1,6 +1,6 @@
-import { requireSecret } from "../../config";
 import type { ServiceContext } from "../../context";
 import { isSealedWithCurrentKey, openJson, type SealingKeys, sealJson } from "../../lib/crypto";
+import { sealedAt, sealingKeys } from "../../lib/sealing";
 
 /** Decrypted platform credentials. OAuth platforms use access/refresh tokens; Bluesky keeps its session too. */
 export interface AccountCredentials {
@@ -17,14 +17,11 @@ export interface AccountCredentials {
 
 /** TOKEN_ENCRYPTION_KEY seals; it and TOKEN_ENCRYPTION_KEYS_PREVIOUS open (rotation: docs/security.md). */
 export function credentialKeys(ctx: Pick<ServiceContext, "config">): SealingKeys {
-  return {
-    current: requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"),
-    previous: ctx.config.TOKEN_ENCRYPTION_KEYS_PREVIOUS,
-  };
+  return sealingKeys(ctx.config);
 }
 
 /** The additional data binding a ciphertext to its row: it opens only as the credentials of that account. */
-const boundTo = (accountId: string) => `social_accounts:${accountId}`;
+const boundTo = (accountId: string) => sealedAt({ table: "social_accounts", row: accountId });
 
 export function sealCredentials(
   ctx: Pick<ServiceContext, "config">,

@@ -3,7 +3,7 @@ import { webhookEndpoints } from "../../db/schema";
 import { ErrorBag } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { countWebhookEndpoints, presentWebhookEndpoint } from "./endpoints";
-import { generateSecret, sealSecret } from "./signing";
+import { generateSecret, sealWebhookSecret } from "./signing";
 import { webhookUrlProblem } from "./url-rules";
 
 /** Endpoints per workspace: each event fans out to every subscribed endpoint, so the fan-out stays bounded. */
@@ -27,13 +27,14 @@ export async function createWebhook(ctx: WorkspaceContext, input: CreateWebhookI
 
   const secret = generateSecret();
   const now = ctx.now();
+  const id = newId();
   const row: typeof webhookEndpoints.$inferSelect = {
-    id: newId(),
+    id,
     workspaceId: ctx.workspaceId,
     url: input.url,
     description: input.description ?? "",
     events: [...new Set(input.events)],
-    secret: await sealSecret(ctx, secret),
+    secret: await sealWebhookSecret(ctx, id, secret),
     previousSecret: null,
     previousSecretExpiresAt: null,
     enabled: true,

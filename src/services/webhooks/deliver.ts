@@ -4,6 +4,7 @@ import type { ServiceContext } from "../../context";
 import { webhookDeliveries, webhookEndpoints, webhookEvents } from "../../db/schema";
 import { errorFields, log } from "../../lib/logger";
 import { guardedFetch, OutboundRefusedError } from "../../lib/outbound-guard";
+import { UnopenableSecretError } from "../../lib/sealing";
 import {
   ATTEMPT_TIMEOUT_MS,
   DISABLE_AFTER_FAILING_MS,
@@ -13,7 +14,7 @@ import {
 import { presentWebhookEndpoint } from "./endpoints";
 import type { WebhookMessage } from "./messages";
 import { dataEvent } from "./outbox";
-import { openSecret, signatureHeader } from "./signing";
+import { openWebhookSecret, signatureHeader } from "./signing";
 import { webhookUrlProblem } from "./url-rules";
 
 export interface AttemptResult {
@@ -22,7 +23,15 @@ export interface AttemptResult {
   durationMs: number;
   excerpt: string | null;
   error: string | null;
+  /** A failure no retry can fix (the signing secret does not open): the delivery ends `failed` now. */
+  final?: boolean;
 }
+
+/** What a delivery whose signing secret cannot be opened says (docs/security.md "Key rotation"). */
+export const UNOPENABLE_SECRET_ERROR =
+  "The endpoint's signing secret cannot be opened: it was sealed under an encryption key this server no longer " +
+  "has (TOKEN_ENCRYPTION_KEY rotated without listing the old key in TOKEN_ENCRYPTION_KEYS_PREVIOUS). Rotate the " +
+  "endpoint's secret (POST /api/webhooks/{id}/rotate-secret), then retry the delivery.";
 
 /**
  * One attempt of one delivery (a `webhook-deliveries` message). The claim — `pending` with `attempts` one below the
@@ -55,7 +64,8 @@ export async function attemptDelivery(ctx: ServiceContext, message: WebhookMessa
   const result = endpoint.enabled
     ? await send(ctx, endpoint, event.id, event.payload ?? "")
     : { ok: false, status: null, durationMs: 0, excerpt: null, error: "The endpoint is disabled." };
-  const retryIn = result.ok || !endpoint.enabled || result.status === 410 ? null : retryDelaySeconds(message.attempt);
+  const retryIn =
+    result.ok || result.final || !endpoint.enabled || result.status === 410 ? null : retryDelaySeconds(message.attempt);
   const done = ctx.now();
 
   const statements: BatchItem<"sqlite">[] = [
@@ -142,9 +152,9 @@ async function send(
 ): Promise<AttemptResult> {
   const refused = webhookUrlProblem(ctx.config, endpoint.url);
   if (refused) return { ok: false, status: null, durationMs: 0, excerpt: null, error: refused };
-  const secrets = [await openSecret(ctx, endpoint.secret)];
-  if (endpoint.previousSecret && (endpoint.previousSecretExpiresAt ?? 0) > ctx.now())
-    secrets.push(await openSecret(ctx, endpoint.previousSecret));
+  const secrets = await signingSecrets(ctx, endpoint);
+  if (!secrets)
+    return { ok: false, status: null, durationMs: 0, excerpt: null, error: UNOPENABLE_SECRET_ERROR, final: true };
   const timestamp = Math.floor(ctx.now() / 1000);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -186,6 +196,32 @@ async function send(
       error: timedOut ? `No answer within ${ATTEMPT_TIMEOUT_MS / 1000} seconds.` : "The endpoint could not be reached.",
     };
   }
+}
+
+/**
+ * The current secret and, during a rotation's grace period, the previous one. Null when the current one does not
+ * open (nothing can be signed); a previous one that does not open is left out (the receiver has the new one).
+ */
+async function signingSecrets(
+  ctx: ServiceContext,
+  endpoint: typeof webhookEndpoints.$inferSelect,
+): Promise<string[] | null> {
+  const open = async (sealed: string) => {
+    try {
+      return await openWebhookSecret(ctx, endpoint.id, sealed);
+    } catch (err) {
+      if (!(err instanceof UnopenableSecretError)) throw err;
+      log("error", "webhook_secret_unopenable", { endpoint_id: endpoint.id, ...errorFields(err) });
+      return null;
+    }
+  };
+  const current = await open(endpoint.secret);
+  if (current === null) return null;
+  const previous =
+    endpoint.previousSecret && (endpoint.previousSecretExpiresAt ?? 0) > ctx.now()
+      ? await open(endpoint.previousSecret)
+      : null;
+  return previous === null ? [current] : [current, previous];
 }
 
 /** The first RESPONSE_EXCERPT_BYTES of the answer (as text); the rest is never read. */

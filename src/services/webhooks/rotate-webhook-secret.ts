@@ -5,7 +5,7 @@ import { conflict } from "../../lib/errors";
 import { formatIso } from "../../lib/time";
 import { SECRET_ROTATION_GRACE_MS } from "./delivery-policy";
 import { findWebhookEndpoint } from "./endpoints";
-import { generateSecret, sealSecret } from "./signing";
+import { generateSecret, sealWebhookSecret } from "./signing";
 
 /**
  * A new signing secret, returned once. For SECRET_ROTATION_GRACE_MS the previous one keeps signing too (both
@@ -20,7 +20,7 @@ export async function rotateWebhookSecret(ctx: WorkspaceContext, id: string) {
   const [row] = await ctx.db
     .update(webhookEndpoints)
     .set({
-      secret: await sealSecret(ctx, secret),
+      secret: await sealWebhookSecret(ctx, endpoint.id, secret),
       previousSecret: endpoint.secret,
       previousSecretExpiresAt: expiresAt,
       updatedAt: now,

@@ -1,6 +1,5 @@
-import { requireSecret } from "../../config";
 import type { ServiceContext } from "../../context";
-import { decryptJson, encryptJson } from "../../lib/crypto";
+import { openSecret, type SealedAt, sealSecret } from "../../lib/sealing";
 
 /**
  * Standard Webhooks signing (standardwebhooks.com): the secret is `whsec_` + base64 of random bytes; the HMAC key is
@@ -21,11 +20,16 @@ export function generateSecret(): string {
   return SECRET_PREFIX + toBase64(crypto.getRandomValues(new Uint8Array(SECRET_BYTES)));
 }
 
-/** Secrets are stored sealed with TOKEN_ENCRYPTION_KEY, like platform credentials. */
-export const sealSecret = (ctx: Pick<ServiceContext, "config">, secret: string) =>
-  encryptJson(requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"), secret);
-export const openSecret = (ctx: Pick<ServiceContext, "config">, sealed: string) =>
-  decryptJson<string>(requireSecret(ctx.config, "TOKEN_ENCRYPTION_KEY"), sealed);
+/**
+ * Secrets are stored sealed like platform credentials (src/lib/sealing.ts), bound to their endpoint's row: both
+ * `secret` and `previous_secret` (a rotation moves the sealed value from one to the other unchanged).
+ */
+const at = (endpointId: string): SealedAt => ({ table: "webhook_endpoints", row: endpointId });
+export const sealWebhookSecret = (ctx: Pick<ServiceContext, "config">, endpointId: string, secret: string) =>
+  sealSecret(ctx, at(endpointId), secret);
+/** Throws `UnopenableSecretError` when the value does not open (a key removed too early). */
+export const openWebhookSecret = (ctx: Pick<ServiceContext, "config">, endpointId: string, sealed: string) =>
+  openSecret<string>(ctx, at(endpointId), sealed);
 
 export async function sign(secret: string, id: string, timestampSeconds: number, body: string): Promise<string> {
   const key = await crypto.subtle.importKey(

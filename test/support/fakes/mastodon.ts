@@ -30,6 +30,8 @@ interface StoredStatus {
 }
 
 export class FakeMastodon extends ScriptedFake {
+  /** The instance's origin: MASTODON unless a test runs several instances. */
+  origin = MASTODON;
   readonly tokens = new Set(["masto-token"]);
   readonly media = new Map<string, StoredMedia>();
   readonly statuses = new Map<string, StoredStatus>();
@@ -49,7 +51,7 @@ export class FakeMastodon extends ScriptedFake {
   private nextId = 110000000000000000n;
 
   install(): () => void {
-    return fakeOrigin(MASTODON, (req) => this.handle(req));
+    return fakeOrigin(this.origin, (req) => this.handle(req));
   }
 
   private headers(): Record<string, string> {
@@ -94,8 +96,8 @@ export class FakeMastodon extends ScriptedFake {
   private statusJson(s: StoredStatus) {
     return {
       id: s.id,
-      uri: `${MASTODON}/users/${this.username}/statuses/${s.id}`,
-      url: `${MASTODON}/@${this.username}/${s.id}`,
+      uri: `${this.origin}/users/${this.username}/statuses/${s.id}`,
+      url: `${this.origin}/@${this.username}/${s.id}`,
       created_at: s.created_at,
       content: `<p>${s.text}</p>`,
       visibility: s.visibility,
@@ -114,8 +116,8 @@ export class FakeMastodon extends ScriptedFake {
     return {
       id: m.id,
       type: m.type,
-      url: ready ? `${MASTODON}/system/media/${m.id}/${m.filename}` : null,
-      preview_url: `${MASTODON}/system/media/${m.id}/small.jpg`,
+      url: ready ? `${this.origin}/system/media/${m.id}/${m.filename}` : null,
+      preview_url: `${this.origin}/system/media/${m.id}/small.jpg`,
       description: null,
       blurhash: null,
     };
@@ -167,7 +169,7 @@ export class FakeMastodon extends ScriptedFake {
         username: this.username,
         acct: this.username,
         display_name: "Alice",
-        avatar: `${MASTODON}/avatars/alice.png`,
+        avatar: `${this.origin}/avatars/alice.png`,
       });
     }
     if (key === "POST /api/v2/media") {
