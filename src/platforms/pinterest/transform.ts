@@ -71,6 +71,20 @@ function sentence(s: string): string {
   return /[.!?]$/.test(s) ? s : `${s}.`;
 }
 
+/** The sandbox host apps in Trial access must create Pins on (developers.pinterest.com/docs/developer-tools/sandbox/). */
+export const PINTEREST_SANDBOX_URL = "https://api-sandbox.pinterest.com";
+
+/**
+ * Pinterest's answer to `POST /v5/pins` from an app in Trial access on the production host: 403 `{"code": 29,
+ * "message": "Apps with Trial access may not create Pins in production https://api.pinterest.com - use API Sandbox
+ * https://api-sandbox.pinterest.com instead."}` (developers.pinterest.com/docs/key-concepts/access-tiers/). It
+ * answers every Pin the same way, so it is permanent and says what to do.
+ */
+export const TRIAL_ACCESS_MESSAGE = `Pinterest refused the Pin: this Pinterest app has Trial access, and Trial apps may not create Pins on the production API (code 29). Either set PINTEREST_API_URL to the API Sandbox (${PINTEREST_SANDBOX_URL}) and connect the account with a Sandbox token — Sandbox Pins are visible only to their creator — or get Standard access for the app (docs/configuration.md, "Pinterest Trial access").`;
+
+const isTrialAccess = (body: PinterestErrorBody | null) =>
+  body?.code === 29 && /trial access|api-sandbox/i.test(body.message ?? "");
+
 /** Turns a Pinterest error (`{code, message}`) into a PlatformError. */
 export function pinterestError(
   status: number,
@@ -81,7 +95,10 @@ export function pinterestError(
   const platformMessage = (body?.message ?? "").trim();
   let kind: PlatformErrorKind;
   let message: string;
-  if (status === 429) {
+  if (isTrialAccess(body)) {
+    kind = "permanent";
+    message = TRIAL_ACCESS_MESSAGE;
+  } else if (status === 429) {
     kind = "transient";
     message = "Pinterest rate limit reached.";
   } else if (status === 401) {

@@ -292,6 +292,20 @@ describe("pinterest adapter: errors", () => {
     });
   });
 
+  it("an app in Trial access (403 code 29 on every Pin) → permanent, naming the API Sandbox setting", async () => {
+    fake = fakePinterest({ access: "trial" });
+    const image = await storeTestMedia("image");
+    expect(await rejection(pinterestAdapter.publish(testAdapterContext(), request({ media: [image] })))).toEqual({
+      name: "PlatformError",
+      kind: "permanent",
+      message:
+        'Pinterest refused the Pin: this Pinterest app has Trial access, and Trial apps may not create Pins on the production API (code 29). Either set PINTEREST_API_URL to the API Sandbox (https://api-sandbox.pinterest.com) and connect the account with a Sandbox token — Sandbox Pins are visible only to their creator — or get Standard access for the app (docs/configuration.md, "Pinterest Trial access").',
+      retryAfterSeconds: undefined,
+      status: 403,
+    });
+    expect(fake.pins.size).toBe(0);
+  });
+
   it("a content rejection → permanent with Pinterest's message", async () => {
     fake = fakePinterest();
     const image = await storeTestMedia("image");

@@ -44,6 +44,12 @@ export interface PinterestFakeOptions {
   windowMetrics?: Record<string, number>;
   /** Send a new refresh token on refresh (continuous refresh). */
   rotateRefreshToken?: boolean;
+  /**
+   * The app's access tier on this (production) host. `trial`: every `POST /v5/pins` answers 403 code 29, as
+   * api.pinterest.com does for apps in Trial access (developers.pinterest.com/docs/key-concepts/access-tiers/ — Trial
+   * apps create Pins through the API Sandbox, developers.pinterest.com/docs/developer-tools/sandbox/).
+   */
+  access?: "trial" | "standard";
 }
 
 export function pinterestErrorResponse(
@@ -260,6 +266,13 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
 
     if (!authorized(request)) return pinterestErrorResponse(401, 2, "Authentication failed.");
 
+    if (request.method === "POST" && url.pathname === "/v5/pins" && opts.access === "trial") {
+      return pinterestErrorResponse(
+        403,
+        29,
+        "Apps with Trial access may not create Pins in production https://api.pinterest.com - use API Sandbox https://api-sandbox.pinterest.com instead.",
+      );
+    }
     if (request.method === "POST" && url.pathname === "/v5/pins") return createPin(call.json);
 
     // GET /v5/boards/{board_id}/pins: newest first, page_size 1–250 (default 25), bookmark paging.
