@@ -1,11 +1,11 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { Scalar } from "@scalar/hono-api-reference";
 import { CONNECT_FORM_MAX_BYTES } from "./connect/pages";
 import { boundedBody, declaredBodyLimit } from "./lib/read-body";
 import { validationFailure } from "./lib/validation";
 import { notFoundHandler, onError } from "./middleware/errors";
 import { requestContext } from "./middleware/request-context";
 import { registrars } from "./routes";
+import { serveApiDocs } from "./routes/docs/api-docs";
 import type { AppEnv } from "./types";
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -60,7 +60,7 @@ export function createApp() {
     },
     servers: [{ url: new URL(c.req.url).origin }],
   }));
-  app.get("/api/docs", Scalar({ url: "/api/openapi.json", pageTitle: "Edge Social Publisher API" }));
+  app.get("/api/docs", serveApiDocs);
 
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(onError);
