@@ -2,10 +2,11 @@ import "./polyfills";
 import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { setLogLevel } from "./lib/logger";
-import { handleDeadLetterBatch, handlePublishBatch, isDeadLetterQueue } from "./publishing/consumer";
+import { handleDeadLetterBatch, handlePublishBatch } from "./publishing/consumer";
 import { backgroundContext } from "./publishing/context";
 import { runCron } from "./publishing/cron";
-import { handleWebhookBatch, WEBHOOK_QUEUE_NAME } from "./services/webhooks/consumer";
+import { queueKind } from "./queues";
+import { handleWebhookBatch } from "./services/webhooks/consumer";
 
 export { UploadGuard } from "./durable-objects/upload-guard";
 
@@ -18,9 +19,9 @@ export default {
   },
   async queue(batch, env, ctx) {
     setLogLevel(loadConfig(env).LOG_LEVEL);
-    if (batch.queue === WEBHOOK_QUEUE_NAME)
-      await handleWebhookBatch(backgroundContext(env, ctx, crypto.randomUUID()), batch);
-    else if (isDeadLetterQueue(batch.queue)) await handleDeadLetterBatch(batch, env, ctx);
+    const kind = queueKind(batch.queue);
+    if (kind === "webhook") await handleWebhookBatch(backgroundContext(env, ctx, crypto.randomUUID()), batch);
+    else if (kind === "dead-letter") await handleDeadLetterBatch(batch, env, ctx);
     else await handlePublishBatch(batch, env, ctx);
   },
   async scheduled(_controller, env, ctx) {

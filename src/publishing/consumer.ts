@@ -11,9 +11,6 @@ import { type PublishOptions, publishRow } from "./publish-row";
 import { retryDelaySeconds } from "./retry-policy";
 import { recomputePostStatus } from "./status";
 
-/** Dead-letter queues are named `<queue>-dlq` (wrangler.jsonc). */
-export const isDeadLetterQueue = (queue: string) => queue.endsWith("-dlq");
-
 function parse(message: Message<unknown>, queue: string): PublishMessage | null {
   const parsed = PublishMessageSchema.safeParse(message.body);
   if (parsed.success) return parsed.data;

@@ -7,8 +7,6 @@ import { LOST_MESSAGE_GRACE_MS, RETENTION_DELETES_PER_TICK, WEBHOOK_RETENTION_MS
 import { dispatchRecordedEvents } from "./kick";
 import { enqueueWebhookMessages, type WebhookMessage, WebhookMessageSchema } from "./messages";
 
-export const WEBHOOK_QUEUE_NAME = "webhook-deliveries";
-
 /**
  * The `webhook-deliveries` consumer. Messages of one endpoint run one after another in the order they were sent
  * (the dispatcher sends in event order), so a receiver sees `post.platform.published` before the
