@@ -66,6 +66,7 @@ export function deployPlan(env, configPath) {
     queueConsumers: (config.queues.consumers ?? []).map((c) => c.queue),
     crons: config.triggers.crons ?? [],
     durableObjects: config.durable_objects.bindings.map((d) => ({ binding: d.name, className: d.class_name })),
+    assets: config.assets?.binding ? { binding: config.assets.binding, directory: config.assets.directory } : null,
     analyticsEngine: (config.analytics_engine_datasets ?? []).map((a) => ({ binding: a.binding, dataset: a.dataset })),
     vars: config.vars,
     secrets: secretsFromExample(config.vars),

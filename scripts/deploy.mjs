@@ -71,6 +71,8 @@ function printPlan(plan) {
     say(`  Durable Object ${d.className} (binding ${d.binding}): created by the deploy`);
   for (const a of plan.analyticsEngine)
     say(`  Analytics Engine dataset ${a.dataset} (binding ${a.binding}): created on first write`);
+  if (plan.assets)
+    say(`  static assets ${plan.assets.directory} (binding ${plan.assets.binding}): uploaded by wrangler deploy`);
   for (const c of plan.crons) say(`  cron "${c}"`);
   for (const s of plan.secrets.generated) say(`  secret ${s}: 32 random bytes (base64) if not set yet`);
   say(`  optional secrets, set by you when needed: ${plan.secrets.optional.join(", ")}`);

@@ -42,6 +42,7 @@ function declared(configPath, env) {
       ...(c.queues.producers ?? []).map((p) => ({ name: p.binding, type: "Queue", resource: p.queue })),
       ...c.durable_objects.bindings.map((d) => ({ name: d.name, type: "DurableObjectNamespace" })),
       ...(c.analytics_engine_datasets ?? []).map((a) => ({ name: a.binding, type: "AnalyticsEngineDataset" })),
+      ...(c.assets?.binding ? [{ name: c.assets.binding, type: "Fetcher" }] : []),
     ],
     idsInConfig: [...c.d1_databases.filter((d) => d.database_id), ...c.kv_namespaces.filter((k) => k.id)],
     queues: [...queues],
