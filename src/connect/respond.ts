@@ -12,7 +12,7 @@ export function withParams(url: string, params: Record<string, string>): string 
   return u.toString();
 }
 
-export const html = (c: Context<AppEnv>, body: string, status: 200 | 400 | 403 | 404 | 409 | 422 = 200) =>
+export const html = (c: Context<AppEnv>, body: string, status: 200 | 400 | 403 | 404 | 409 | 410 | 422 = 200) =>
   c.body(body, status, PAGE_HEADERS);
 
 export function seeOther(url: string): Response {
@@ -53,5 +53,10 @@ export function failureResponse(c: Context<AppEnv>, failure: ConnectFailure): Re
       withParams(failure.redirectUrl, { error: failure.error.code, error_description: failure.error.message }),
     );
   }
-  return html(c, resultPage({ ok: false, title: "The account was not connected", text: failure.error.message }), 400);
+  const status = failure.error.code === "revoked" ? 403 : 400;
+  return html(
+    c,
+    resultPage({ ok: false, title: "The account was not connected", text: failure.error.message }),
+    status,
+  );
 }

@@ -99,7 +99,8 @@ export type ConnectErrorCode =
   | "missing_scopes"
   | "no_accounts"
   | "not_configured"
-  | "network_error";
+  | "network_error"
+  | "revoked";
 
 /** A failed connect step: rendered as an HTML page and as `?error=<code>` on the redirect URL. */
 export class ConnectError extends Error {

@@ -3,6 +3,8 @@ import { adminGate, registerCreateWorkspace } from "./admin/create-workspace";
 import { registerApiKeys } from "./api-keys/api-keys";
 import { registerHostedConnect } from "./connect/hosted-connect";
 import { registerCreateConnectLink } from "./connect-links/create-connect-link";
+import { registerDeleteConnectLink } from "./connect-links/delete-connect-link";
+import { registerListConnectLinks } from "./connect-links/list-connect-links";
 import { registerListContentTypes } from "./content-types/list-content-types";
 import { registerHealth } from "./health/health";
 import { registerLabels } from "./labels/labels";
@@ -34,6 +36,8 @@ export const registrars: ((app: App) => unknown)[] = [
   registerStartConnect,
   registerSocialAccounts,
   registerCreateConnectLink,
+  registerListConnectLinks,
+  registerDeleteConnectLink,
   registerOAuthCallback,
   registerHostedConnect,
   registerMcp,

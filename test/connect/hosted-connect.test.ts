@@ -35,7 +35,12 @@ describe("POST /api/connect-links", () => {
     };
     let before = Date.now();
     const { body } = await newLink(ws);
-    expect(body).toEqual({ url: expect.stringMatching(LINK_URL), expires_at: expect.any(String) });
+    expect(body).toEqual({
+      id: expect.stringMatching(/^[0-9a-f]{64}$/),
+      url: expect.stringMatching(LINK_URL),
+      purpose: null,
+      expires_at: expect.any(String),
+    });
     expectLifetime(body.expires_at, 86_400, before, Date.now());
     before = Date.now();
     const short = await newLink(ws, { expires_in: 300, redirect_url: "https://app.example/after" });

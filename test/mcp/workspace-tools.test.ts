@@ -65,6 +65,9 @@ describe("MCP tool server: workspace tools", () => {
         // Issue 18: connect accounts.
         "connect-social-account-tool",
         "create-connect-link-tool",
+        // Issue 25: connect links can be listed and deleted.
+        "list-connect-links-tool",
+        "delete-connect-link-tool",
       ].sort(),
     );
     const byName = new Map(tools.map((t) => [t.name, t]));

@@ -5,8 +5,10 @@ import { AppError } from "../../lib/errors";
 import { readBoundedText } from "../../lib/read-body";
 import { ConnectError } from "../../platforms/connect";
 import { allConnectors, connectorFor } from "../../platforms/registry";
-import { type LiveLink, resolveConnectLink } from "../../services/connect/connect-links";
-import { consumeSelection, readSelection } from "../../services/connect/selections";
+import { FLOW_ENDED } from "../../services/connect/complete-connect";
+import { type LiveLink, linkExists, resolveConnectLink } from "../../services/connect/connect-links";
+import { issuingKeyLive, KEY_ENDED } from "../../services/connect/issuing-key";
+import { consumeSelection, type OpenSelection, readSelection } from "../../services/connect/selections";
 import { normalizeInstance, startConnect } from "../../services/connect/start-connect";
 import { mac, macMatches } from "../../services/connect/tokens";
 import { upsertAccounts } from "../../services/connect/upsert-accounts";
@@ -22,6 +24,12 @@ const LINK_CSRF = "connect-link-form";
 const SELECT_CSRF = "connect-selection-form";
 
 const GONE = "This connect link has expired or is unknown. Ask for a new one.";
+
+/** The page for a token that names no live link: 404 unknown or expired, 410 when its API key has ended. */
+function linkRefused(c: Context<AppEnv>, refused: "unknown" | "key_ended"): Response {
+  if (refused === "key_ended") return html(c, resultPage({ ok: false, title: "Link withdrawn", text: KEY_ENDED }), 410);
+  return html(c, resultPage({ ok: false, title: "Link expired", text: GONE }), 404);
+}
 
 function crossSite(c: Context<AppEnv>): boolean {
   const site = c.req.header("Sec-Fetch-Site");
@@ -68,13 +76,24 @@ async function linkForm(
 ): Promise<{ link: LiveLink; form: URLSearchParams; token: string } | { response: Response }> {
   const token = c.req.param("token") ?? "";
   const service = c.get("service");
-  const link = await resolveConnectLink(service, token);
-  if (!link) return { response: html(c, resultPage({ ok: false, title: "Link expired", text: GONE }), 404) };
+  const found = await resolveConnectLink(service, token);
+  if ("refused" in found) return { response: linkRefused(c, found.refused) };
+  const { link } = found;
   const form = await readForm(c);
   if (crossSite(c) || !(await macMatches(service, LINK_CSRF, token, form.get("csrf") ?? ""))) {
     return { response: await renderLink(c, token, 403, { kind: "error", text: "The form expired. Try again." }) };
   }
   return { link, form, token };
+}
+
+/** A selection whose flow's API key has ended, or whose link was deleted, is refused like its callback would be. */
+async function selectionEnded(c: Context<AppEnv>, selection: OpenSelection): Promise<Response | null> {
+  const service = c.get("service");
+  const linkId = selection.payload.link_id;
+  if ((await issuingKeyLive(service, selection.apiKeyId)) && !(linkId && !(await linkExists(service, linkId)))) {
+    return null;
+  }
+  return html(c, resultPage({ ok: false, title: "The account was not connected", text: FLOW_ENDED }), 403);
 }
 
 const selectionExpired = (c: Context<AppEnv>) =>
@@ -106,6 +125,8 @@ export function registerHostedConnect(app: App) {
     const selection = await unlessUnreadable(c, () => readSelection(service, token));
     if (isPage(selection)) return selection.page;
     if (!selection) return selectionExpired(c);
+    const ended = await selectionEnded(c, selection);
+    if (ended) return ended;
     return html(c, await renderSelection(c, token, selection));
   });
 
@@ -115,6 +136,8 @@ export function registerHostedConnect(app: App) {
     const selection = await unlessUnreadable(c, () => readSelection(service, token));
     if (isPage(selection)) return selection.page;
     if (!selection) return selectionExpired(c);
+    const ended = await selectionEnded(c, selection);
+    if (ended) return ended;
     const form = await readForm(c);
     if (crossSite(c) || !(await macMatches(service, SELECT_CSRF, token, form.get("csrf") ?? ""))) {
       return html(c, await renderSelection(c, token, selection, "The form expired. Try again."), 403);
@@ -145,8 +168,8 @@ export function registerHostedConnect(app: App) {
 
   app.get("/connect/:token", async (c) => {
     const token = c.req.param("token");
-    const link = await resolveConnectLink(c.get("service"), token);
-    if (!link) return html(c, resultPage({ ok: false, title: "Link expired", text: GONE }), 404);
+    const found = await resolveConnectLink(c.get("service"), token);
+    if ("refused" in found) return linkRefused(c, found.refused);
     return renderLink(c, token);
   });
 
@@ -155,12 +178,17 @@ export function registerHostedConnect(app: App) {
     if ("response" in checked) return checked.response;
     const { link, form, token } = checked;
     try {
-      const { url } = await startConnect(c.get("service"), link.workspaceId, {
-        platform: form.get("platform") ?? "",
-        instance: form.get("instance"),
-        redirect_url: link.redirectUrl,
-        link_id: link.id,
-      });
+      const { url } = await startConnect(
+        c.get("service"),
+        link.workspaceId,
+        {
+          platform: form.get("platform") ?? "",
+          instance: form.get("instance"),
+          redirect_url: link.redirectUrl,
+          link_id: link.id,
+        },
+        { apiKeyId: link.apiKeyId },
+      );
       return seeOther(url);
     } catch (err) {
       if (err instanceof AppError && err.code === "validation") {

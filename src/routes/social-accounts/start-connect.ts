@@ -35,6 +35,6 @@ const route = authedRoute({
 export function registerStartConnect(app: App) {
   app.openapi(route, async (c) => {
     const ws = c.get("workspace");
-    return c.json(await startConnect(ws, ws.workspaceId, c.req.valid("json")), 200);
+    return c.json(await startConnect(ws, ws.workspaceId, c.req.valid("json"), { apiKeyId: ws.apiKeyId }), 200);
   });
 }

@@ -3,6 +3,8 @@ import { type ConnectCandidate, ConnectError, type PlatformConnector } from "../
 import { connectorFor } from "../../platforms/registry";
 import type { SocialAccountResource } from "../../presenters/resources";
 import { callbackUrl, connectContext } from "./connect-context";
+import { linkExists } from "./connect-links";
+import { issuingKeyLive } from "./issuing-key";
 import { createSelection } from "./selections";
 import { consumeState } from "./states";
 import { upsertAccounts } from "./upsert-accounts";
@@ -41,6 +43,9 @@ function granted(scopes: string[], needed: string): boolean {
   const parent = needed.split(":")[0]!;
   return needed.includes(":") && parent !== needed && scopes.includes(parent);
 }
+
+export const FLOW_ENDED =
+  "This connection was withdrawn: the API key that started it (or made its connect link) was revoked or has expired, or the link was deleted. Nothing was connected.";
 
 /** How networks say "the user said no" (LinkedIn has its own words for it). */
 const DENIED = new Set(["access_denied", "user_denied", "user_cancelled_login", "user_cancelled_authorize"]);
@@ -81,6 +86,13 @@ export async function completeConnect(
     if (state.expired) {
       throw new ConnectError("invalid_state", "This sign-in link has expired. Start connecting the account again.");
     }
+    // The key that started the flow (or made its link) ended, or the link was deleted: the flow ends with them.
+    if (
+      !(await issuingKeyLive(ctx, state.apiKeyId)) ||
+      (payload.link_id && !(await linkExists(ctx, payload.link_id)))
+    ) {
+      throw new ConnectError("revoked", FLOW_ENDED);
+    }
     if (query.error) {
       const denied = DENIED.has(query.error);
       throw new ConnectError(
@@ -119,11 +131,17 @@ export async function completeConnect(
       );
     }
     if (needsPick(connector, outcome.candidates)) {
-      const selectionToken = await createSelection(ctx, workspaceId, connector.platform, {
-        candidates: outcome.candidates,
-        redirect_url: payload.redirect_url,
-        link_id: payload.link_id,
-      });
+      const selectionToken = await createSelection(
+        ctx,
+        workspaceId,
+        connector.platform,
+        {
+          candidates: outcome.candidates,
+          redirect_url: payload.redirect_url,
+          link_id: payload.link_id,
+        },
+        state.apiKeyId,
+      );
       return { kind: "select", selectionToken };
     }
     const accounts = await upsertAccounts(ctx, workspaceId, outcome.candidates);

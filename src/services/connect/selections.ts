@@ -21,6 +21,7 @@ export async function createSelection(
   workspaceId: string,
   platform: string,
   payload: SelectionPayload,
+  apiKeyId: string | null,
 ): Promise<string> {
   const token = newSecretToken();
   const now = ctx.now();
@@ -35,6 +36,7 @@ export async function createSelection(
       sealed,
       expiresAt: now + ctx.config.CONNECT_STATE_TTL_SECONDS * 1000,
       createdAt: now,
+      apiKeyId,
     }),
   ]);
   return token;
@@ -44,6 +46,7 @@ export interface OpenSelection {
   workspaceId: string;
   platform: string;
   payload: SelectionPayload;
+  apiKeyId: string | null;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function readSelection(ctx: ServiceContext, token: string): Promise
     workspaceId: row.workspaceId,
     platform: row.platform,
     payload: await openStep<SelectionPayload>(ctx, { table: "connect_selections", row: row.id }, row.sealed),
+    apiKeyId: row.apiKeyId,
   };
 }
 
@@ -74,5 +78,6 @@ export async function consumeSelection(ctx: ServiceContext, token: string): Prom
     workspaceId: row.workspaceId,
     platform: row.platform,
     payload: await openStep<SelectionPayload>(ctx, { table: "connect_selections", row: row.id }, row.sealed),
+    apiKeyId: row.apiKeyId,
   };
 }

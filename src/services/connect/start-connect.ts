@@ -16,6 +16,11 @@ export interface StartConnectInput {
   link_id?: string | null;
 }
 
+/** Who starts the flow: the API key (the caller's, or the one that made the link); the flow ends with it. */
+export interface FlowOrigin {
+  apiKeyId: string | null;
+}
+
 /** `redirect_url` must be http(s) on an origin of CONNECT_REDIRECT_ALLOWLIST. */
 export function allowedRedirect(ctx: ServiceContext, value: string): boolean {
   let url: URL;
@@ -47,6 +52,7 @@ export async function startConnect(
   ctx: ServiceContext,
   workspaceId: string,
   input: StartConnectInput,
+  origin: FlowOrigin,
 ): Promise<{ url: string; expires_at: string }> {
   const connector = connectorFor(input.platform);
   if (!connector) {
@@ -70,12 +76,18 @@ export async function startConnect(
       throw validationError({ instance: ["The instance field must be an https address of a Mastodon server."] });
   }
   const pkce = connector.pkce ? await pkcePair() : null;
-  const { state, expiresAt } = await createState(ctx, workspaceId, connector.platform, {
-    code_verifier: pkce?.verifier ?? null,
-    redirect_url: redirectUrl,
-    instance,
-    link_id: input.link_id ?? null,
-  });
+  const { state, expiresAt } = await createState(
+    ctx,
+    workspaceId,
+    connector.platform,
+    {
+      code_verifier: pkce?.verifier ?? null,
+      redirect_url: redirectUrl,
+      instance,
+      link_id: input.link_id ?? null,
+    },
+    origin.apiKeyId,
+  );
   try {
     const url = await connector.authorizeUrl(connectContext(ctx), {
       state,

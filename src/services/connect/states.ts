@@ -46,6 +46,8 @@ export async function createState(
   workspaceId: string,
   platform: string,
   payload: StatePayload,
+  /** The API key that started the flow (directly or through its link): the callback is refused once it has ended. */
+  apiKeyId: string | null,
 ): Promise<{ state: string; expiresAt: number }> {
   const nonce = newSecretToken();
   const now = ctx.now();
@@ -62,6 +64,7 @@ export async function createState(
       sealed,
       expiresAt,
       createdAt: now,
+      apiKeyId,
     }),
   ]);
   const sig = await mac(ctx, PURPOSE, `${workspaceId}\n${platform}\n${nonce}`);
@@ -73,7 +76,7 @@ export async function consumeState(
   ctx: ServiceContext,
   platform: string,
   state: string,
-): Promise<{ workspaceId: string; payload: StatePayload; expired: boolean }> {
+): Promise<{ workspaceId: string; payload: StatePayload; expired: boolean; apiKeyId: string | null }> {
   const [workspaceId, nonce, sig, extra] = state.split(".");
   if (!workspaceId || !nonce || !sig || extra !== undefined || state.length > 512)
     throw new ConnectError("invalid_state", UNKNOWN_STATE);
@@ -92,5 +95,5 @@ export async function consumeState(
   if (!row) throw new ConnectError("invalid_state", UNKNOWN_STATE);
   // An expired state is consumed too; the caller still learns where to send the browser back to.
   const payload = await openStep<StatePayload>(ctx, { table: "oauth_states", row: row.id }, row.sealed);
-  return { workspaceId, payload, expired: row.expiresAt < ctx.now() };
+  return { workspaceId, payload, expired: row.expiresAt < ctx.now(), apiKeyId: row.apiKeyId };
 }
