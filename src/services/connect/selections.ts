@@ -21,7 +21,7 @@ export async function createSelection(
   workspaceId: string,
   platform: string,
   payload: SelectionPayload,
-  apiKeyId: string | null,
+  apiKeyId: string | null = null,
 ): Promise<string> {
   const token = newSecretToken();
   const now = ctx.now();
