@@ -28,6 +28,40 @@ function withReplyTo(plan: ThreadsPlan, parentId: string | undefined): ThreadsPl
   return { ...plan, container: { ...plan.container, reply_to_id: parentId } };
 }
 
+/** How long a row over the publishing quota waits before it looks again (the retry policy's longest delay). */
+export const THREADS_QUOTA_RECHECK_SECONDS = 1800;
+
+/**
+ * Threads allows 250 API-published posts and 1,000 replies per profile in a moving 24-hour window, and refuses
+ * `threads_publish` past them (developers.facebook.com/documentation/threads/overview "Posts";
+ * …/retrieve-and-manage-replies "Rate limits"), advising apps that schedule posts to check first. Read before
+ * anything is created: over the quota the row waits (transient, 30 minutes between looks, over the queue's retries)
+ * and, still over it on the last attempt, fails with this message. Threads does not say when the oldest post leaves
+ * the window, so the wait is not to the minute. A check that fails (a missing permission, an outage) does not stop
+ * the post: Threads still enforces the limit itself; an expired token goes on to the refresh as usual.
+ */
+async function checkQuota(th: ThreadsApi, kind: "post" | "reply"): Promise<void> {
+  let usage: number | undefined;
+  let total: number | undefined;
+  try {
+    const limit = (await th.publishingLimit(kind)).data?.[0];
+    usage = kind === "post" ? limit?.quota_usage : limit?.reply_quota_usage;
+    total = (kind === "post" ? limit?.config : limit?.reply_config)?.quota_total;
+  } catch (err) {
+    if (err instanceof PlatformError && err.kind === "auth") throw err;
+    log("warn", "threads.quota_check_failed", { kind, reason: err instanceof Error ? err.message : String(err) });
+    return;
+  }
+  if (typeof usage !== "number" || typeof total !== "number" || usage < total) return;
+  const what = kind === "post" ? "posts" : "replies";
+  throw new PlatformError(
+    "transient",
+    `Threads' publishing limit is reached: ${usage} of ${total} ${what} in the last 24 hours (a moving window). ` +
+      `Nothing was sent; the ${kind} goes out once the window has room.`,
+    { retryAfterSeconds: THREADS_QUOTA_RECHECK_SECONDS },
+  );
+}
+
 export const threadsAdapter: PlatformAdapter = {
   platform: "threads",
 
@@ -39,6 +73,8 @@ export const threadsAdapter: PlatformAdapter = {
     const plan = withReplyTo(planThreads(req.content, req.media), parentId);
     const { mediaId, creationId } = await publishContainerOnce(ctx, req, {
       create: async () => {
+        // Only before a new post is made: a container saved by an earlier attempt may already count in the quota.
+        await checkQuota(th, parentId ? "reply" : "post");
         if (plan.kind === "single") {
           const id = await th.createContainer(plan.container);
           if (plan.poll) await th.waitUntilFinished(id);

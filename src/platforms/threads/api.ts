@@ -8,6 +8,7 @@ import type {
   ThreadsIdResponse,
   ThreadsList,
   ThreadsPermalink,
+  ThreadsPublishingLimit,
   ThreadsReplyList,
 } from "./types";
 
@@ -69,6 +70,17 @@ export class ThreadsApi {
       fields: "id,text,timestamp,replied_to",
       since: String(Math.floor(sinceMs / 1000)),
       limit: "5",
+    });
+  }
+
+  /**
+   * `GET /{threads-user-id}/threads_publishing_limit`: posts (`quota_usage`, `config`; needs threads_basic and
+   * threads_content_publish) or replies (`reply_quota_usage`, `reply_config`; also threads_manage_replies) used in
+   * the last 24 hours. Asked for one kind only, so a missing reply permission cannot fail the post check.
+   */
+  publishingLimit(kind: "post" | "reply"): Promise<ThreadsPublishingLimit> {
+    return this.graph.get<ThreadsPublishingLimit>(`/${this.userId}/threads_publishing_limit`, {
+      fields: kind === "post" ? "quota_usage,config" : "reply_quota_usage,reply_config",
     });
   }
 

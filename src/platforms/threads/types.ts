@@ -31,3 +31,17 @@ export interface ThreadsList {
 export interface ThreadsReplyList {
   data?: Array<{ id: string; text?: string; timestamp?: string; replied_to?: { id: string } }>;
 }
+
+/** `GET /{threads-user-id}/threads_publishing_limit` (posts: `quota_usage`, `config`; replies: `reply_*`). */
+export interface ThreadsQuotaConfig {
+  quota_total?: number;
+  quota_duration?: number;
+}
+export interface ThreadsPublishingLimit {
+  data?: {
+    quota_usage?: number;
+    config?: ThreadsQuotaConfig;
+    reply_quota_usage?: number;
+    reply_config?: ThreadsQuotaConfig;
+  }[];
+}

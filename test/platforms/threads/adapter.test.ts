@@ -3,7 +3,7 @@ import { adapterFor } from "../../../src/platforms";
 import type { AdapterMedia, PublishRequest } from "../../../src/platforms/types";
 import { storeTestMedia, testAccount, testAdapterContext } from "../../support/adapter-context";
 import { platformFailure } from "../../support/fakes/fake-kit";
-import { metaServerError, metaThrottle, type RecordedCall } from "../../support/fakes/meta";
+import { graphErrorResponse, metaServerError, metaThrottle, type RecordedCall } from "../../support/fakes/meta";
 import { fakeThreads, type ThreadsFake } from "../../support/fakes/threads";
 
 const adapter = adapterFor("threads")!;
@@ -54,6 +54,14 @@ const publish = (n: number) => ({
   body: { creation_id: id(n) },
   headers: { ...AUTH, "content-type": FORM },
 });
+/** Read before anything is created: Threads' 250-posts-per-24-hours quota. */
+const quota = {
+  method: "GET",
+  path: `/v1.0/${USER}/threads_publishing_limit`,
+  query: { fields: "quota_usage,config" },
+  body: null,
+  headers: AUTH,
+};
 const permalink = (n: number) => ({
   method: "GET",
   path: `/v1.0/${id(n)}`,
@@ -67,6 +75,7 @@ describe("Threads publish", () => {
     const result = await adapter.publish(testAdapterContext(), request([]));
     expect(result).toEqual({ platformPostId: id(2), platformUrl: "https://www.threads.com/@tester/post/DA000002q" });
     expect(fake.calls.map(view)).toEqual([
+      quota,
       create({ media_type: "TEXT", text: "Shipping today 🚀" }),
       publish(1),
       permalink(2),
@@ -79,6 +88,7 @@ describe("Threads publish", () => {
     const result = await adapter.publish(testAdapterContext(), request([image]));
     expect(result.platformPostId).toBe(id(2));
     expect(fake.calls.map(view)).toEqual([
+      quota,
       create({ media_type: "IMAGE", image_url: image.url, text: "Shipping today 🚀" }),
       poll(1),
       poll(1),
@@ -93,6 +103,7 @@ describe("Threads publish", () => {
     const sleeps: number[] = [];
     await adapter.publish(testAdapterContext({ sleep: async (ms) => void sleeps.push(ms) }), request([video], ""));
     expect(fake.calls.map(view)).toEqual([
+      quota,
       create({ media_type: "VIDEO", video_url: video.url }),
       poll(1),
       poll(1),
@@ -110,6 +121,7 @@ describe("Threads publish", () => {
     const result = await adapter.publish(testAdapterContext(), request(media, "Two views"));
     expect(result).toEqual({ platformPostId: id(4), platformUrl: "https://www.threads.com/@tester/post/DA000004q" });
     expect(fake.calls.map(view)).toEqual([
+      quota,
       create({ media_type: "IMAGE", image_url: media[0]!.url, is_carousel_item: "true" }),
       create({ media_type: "VIDEO", video_url: media[1]!.url, is_carousel_item: "true" }),
       poll(1),
@@ -155,6 +167,60 @@ describe("Threads publish", () => {
       "Threads could not process the media: Failed downloading video.",
     ]);
     expect(fake.summary().filter((s) => s.endsWith("/threads_publish"))).toEqual([]);
+  });
+});
+
+describe("Threads publishing quota (250 posts / 1,000 replies per 24 hours)", () => {
+  it("reads the quota first; with 250 of 250 used nothing is created and the post waits 30 minutes", async () => {
+    fake.priorPosts = 249;
+    await adapter.publish(testAdapterContext(), request([], "the 250th"));
+    fake.calls.length = 0;
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request([], "the 251st")));
+    expect([err.kind, err.message, err.retryAfterSeconds]).toEqual([
+      "transient",
+      "Threads' publishing limit is reached: 250 of 250 posts in the last 24 hours (a moving window). Nothing was sent; the post goes out once the window has room.",
+      1800,
+    ]);
+    expect(fake.calls.map(view)).toEqual([quota]);
+    expect(fake.published).toHaveLength(1);
+  });
+
+  it("a reply counts against the 1,000 replies, not the posts", async () => {
+    const main = await adapter.publish(testAdapterContext(), request([], "main"));
+    fake.priorPosts = 250;
+    fake.priorReplies = 1000;
+    fake.calls.length = 0;
+    const reply = {
+      ...request([], "a reply"),
+      replyTo: { parent: main, root: main },
+    };
+    const err = await platformFailure(adapter.publish(testAdapterContext(), reply));
+    expect([err.kind, err.message]).toEqual([
+      "transient",
+      "Threads' publishing limit is reached: 1000 of 1000 replies in the last 24 hours (a moving window). Nothing was sent; the reply goes out once the window has room.",
+    ]);
+    expect(fake.calls.map(view)).toEqual([{ ...quota, query: { fields: "reply_quota_usage,reply_config" } }]);
+
+    fake.priorReplies = 999;
+    expect((await adapter.publish(testAdapterContext(), reply)).platformPostId).toMatch(/^\d+$/);
+  });
+
+  it("a quota check that fails does not stop the post (Threads enforces the limit itself)", async () => {
+    fake.failNext({ path: `/v1.0/${USER}/threads_publishing_limit` }, () =>
+      graphErrorResponse(403, { message: "(#10) Application does not have permission for this action", code: 10 }),
+    );
+    const result = await adapter.publish(testAdapterContext(), request([]));
+    expect(result.platformPostId).toBe(id(2));
+  });
+
+  it("the fake answers threads_publishing_limit with only the fields asked, as Threads does", async () => {
+    fake.priorPosts = 250;
+    const res = await fetch(`https://threads.fake/v1.0/${USER}/threads_publishing_limit?fields=quota_usage,config`, {
+      headers: AUTH,
+    });
+    expect(await res.json()).toEqual({
+      data: [{ quota_usage: 250, config: { quota_total: 250, quota_duration: 86400 } }],
+    });
   });
 });
 

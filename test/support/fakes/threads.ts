@@ -24,7 +24,8 @@ import {
 /**
  * A fake Threads Graph host (platforms.md §7) on `https://threads.fake`: containers (`POST /v1.0/{user}/threads`)
  * IN_PROGRESS → FINISHED | ERROR with `status` + `error_message`, `threads_publish` refusing unfinished containers,
- * the 500-character text limit (emoji counted as their UTF-8 bytes) and the 5-link rule, permalinks, insights and `th_refresh_token`. Errors use the
+ * the 500-character text limit (emoji counted as their UTF-8 bytes) and the 5-link rule, the 250 posts / 1,000 replies
+ * per 24 hours quota (`threads_publishing_limit`), permalinks, insights and `th_refresh_token`. Errors use the
  * Graph envelope (expired token = 400 / 190). Every request is recorded in `calls`.
  */
 
@@ -46,6 +47,10 @@ const THREADS_VIDEO_ERROR: Record<VideoRefusal, string> = {
   aspect: "INVALID_ASPEC_RATIO", // sic: Meta's spelling
   dimensions: "FAILED_PROCESSING_VIDEO",
 };
+
+/** Threads' publishing quotas per profile per moving 24 hours (Threads API overview, "Posts"; replies: "Rate limits"). */
+const THREADS_POST_QUOTA = 250;
+const THREADS_REPLY_QUOTA = 1000;
 
 const METRICS = ["views", "likes", "replies", "reposts", "quotes", "shares"];
 
@@ -71,6 +76,12 @@ export class ThreadsFake {
   /** When set, the next media containers end in ERROR with this `error_message` (e.g. FAILED_DOWNLOADING_VIDEO). */
   processingError: string | undefined;
   username = "tester";
+  /**
+   * Posts and replies the profile published in the last 24 hours outside this fake (a test's starting usage);
+   * `threads_publishing_limit` adds those the fake published itself, and `threads_publish` refuses past the quota.
+   */
+  priorPosts = 0;
+  priorReplies = 0;
   private readonly containers = new Map<string, ThreadsContainer>();
   private readonly media = new Map<
     string,
@@ -124,6 +135,7 @@ export class ThreadsFake {
     const [, id, edge] = m as unknown as [string, string, string | undefined];
     if (call.method === "GET" && edge === "threads") return this.listThreads(id, p);
     if (call.method === "GET" && edge === "replies") return this.listReplies(id, p);
+    if (call.method === "GET" && edge === "threads_publishing_limit") return this.publishingLimit(p);
     if (call.method === "GET") return edge === "insights" ? this.readInsights(id, p) : this.read(id, p);
     if (call.method === "POST" && edge === "threads") return this.create(id, p);
     if (call.method === "POST" && edge === "threads_publish") return this.publish(id, p);
@@ -245,8 +257,45 @@ export class ThreadsFake {
     return graphJson({ id });
   }
 
+  /** Posts (`reply: false`) or replies published in the moving 24-hour window, the prior ones included. */
+  private used(reply: boolean): number {
+    const since = Date.now() - 86_400_000;
+    const own = [...this.media.values()].filter((m) => m.at > since && Boolean(m.repliedTo) === reply).length;
+    return own + (reply ? this.priorReplies : this.priorPosts);
+  }
+
+  /**
+   * `GET /{user}/threads_publishing_limit?fields=…` (Threads API overview "Posts" and "Retrieve and Manage Replies"
+   * → "Rate limits", developers.facebook.com/documentation/threads): `{data: [{quota_usage, config: {quota_total:
+   * 250, quota_duration: 86400}, reply_quota_usage, reply_config: {quota_total: 1000, …}}]}`, only the fields asked.
+   */
+  private publishingLimit(p: Record<string, unknown>): Response {
+    const fields = String(p.fields ?? "").split(",");
+    const all: Record<string, unknown> = {
+      quota_usage: this.used(false),
+      config: { quota_total: THREADS_POST_QUOTA, quota_duration: 86_400 },
+      reply_quota_usage: this.used(true),
+      reply_config: { quota_total: THREADS_REPLY_QUOTA, quota_duration: 86_400 },
+    };
+    return graphJson({ data: [Object.fromEntries(Object.entries(all).filter(([k]) => fields.includes(k)))] });
+  }
+
   private publish(owner: string, p: Record<string, unknown>): Response {
     const c = this.containers.get(String(p.creation_id ?? ""));
+    // "This limit is enforced on the POST /{threads-user-id}/threads_publish endpoint" (overview, "Posts"). The
+    // error's shape is not documented; modelled on Graph's rate-limit error (code 4).
+    if (c?.status === "FINISHED") {
+      const reply = c.params.reply_to_id !== undefined;
+      if (this.used(reply) >= (reply ? THREADS_REPLY_QUOTA : THREADS_POST_QUOTA)) {
+        return graphErrorResponse(400, {
+          message: "(#4) Application request limit reached",
+          type: "THApiException",
+          code: 4,
+          error_user_title: "Publishing limit reached",
+          error_user_msg: `The profile reached its limit of ${reply ? "1,000 replies" : "250 posts"} in 24 hours.`,
+        });
+      }
+    }
     if (c?.status !== "FINISHED") {
       return graphErrorResponse(400, {
         message: "The requested resource does not exist",
