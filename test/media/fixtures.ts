@@ -94,7 +94,11 @@ const MATRIX: Record<number, number[]> = {
   270: [0, -0x10000, 0, 0x10000, 0, 0, 0, 0, 0x40000000],
 };
 
-/** A `moov` box with an mvhd, a video track (tkhd, mdhd, hdlr vide, stsd) and an audio track, as encoders write. */
+/**
+ * A hand-built `moov` box: an mvhd, a video track (tkhd, mdhd, hdlr vide, stsd) and an audio track. Only for
+ * malformed files and for limit grids whose subject is a duration, size or side no committed file has; a test that
+ * needs "a video" uses a real one from test/media/videos.ts (ffmpeg output).
+ */
 export function mp4Moov(opts: Mp4Options = {}): Uint8Array {
   const { width = 1080, height = 1920, seconds = 12.5, rotation = 0, codec = "avc1", v1 = false } = opts;
   const timescale = 1000;

@@ -4,6 +4,7 @@ import { describeAuth } from "../support/auth-cases";
 import { fakeOrigin, outboundCalls } from "../support/fake-fetch";
 import { createTestWorkspace } from "../support/harness";
 import { bucketKeys, GIF_1X1, insertPost, isoBmff, jpegHeader, makePng, mediaRows } from "./fixtures";
+import { phoneMp4 } from "./videos";
 
 const CDN = "https://cdn.fake";
 
@@ -13,7 +14,7 @@ async function cdn() {
   const routes: Record<string, () => Response | Promise<Response>> = {
     "/photo.png": () => new Response(png, { headers: { "Content-Type": "image/png" } }),
     "/anim.gif": () => new Response(GIF_1X1),
-    "/clip.mp4": () => new Response(isoBmff(3000), { headers: { "Content-Type": "video/mp4" } }),
+    "/clip.mp4": () => new Response(phoneMp4.bytes, { headers: { "Content-Type": "video/mp4" } }),
     "/long.mp4": () =>
       new Response(isoBmff(3000, "isom", { seconds: 200 }), { headers: { "Content-Type": "video/mp4" } }),
     "/doc.pdf": () => new Response("%PDF-1.4 nope"),
@@ -202,7 +203,7 @@ describe("refusalReason", () => {
     stop();
     expect(res.status).toBe(200);
     expect([res.body.attached_count, res.body.failed_urls]).toEqual([1, [u("/long.mp4")]]);
-    expect(res.body.post.media.map((m: { duration_seconds: number }) => m.duration_seconds)).toEqual([12.5]);
+    expect(res.body.post.media.map((m: { duration_seconds: number }) => m.duration_seconds)).toEqual([4.524]);
     expect((await bucketKeys()).length).toBe(before.length + 1);
   });
 });

@@ -5,6 +5,7 @@ import { type IngestLimits, ingestMedia, MediaRejectedError } from "../../src/me
 import { readDimensions } from "../../src/media/sniff";
 import { putStream, TooLargeError } from "../../src/media/storage";
 import { bucketKeys, GIF_1X1, isoBmff, jpegHeader, makePng, WEBP_LOSSLESS_1X1, WEBP_LOSSY_1X1 } from "./fixtures";
+import { clipMov, paddedVideo, phoneMp4 } from "./videos";
 
 const limits = (over: Partial<IngestLimits> = {}): IngestLimits => ({
   imageMaxBytes: 10 * 1024 * 1024,
@@ -85,16 +86,17 @@ describe("ingestMedia", () => {
   });
 
   it("streams videos to R2, using a multipart upload past one part (20 MB in 8 MiB parts)", async () => {
-    const mp4 = isoBmff(20 * 1024 * 1024 + 123);
+    // A real phone video (ffmpeg, test/media/videos.ts) grown to 20 MB by a trailing free box.
+    const mp4 = paddedVideo(20 * 1024 * 1024 + 123, phoneMp4);
     const v = await ingest(mp4);
     // Issue 16: the displayed size and duration come from the container's moov (src/media/mp4-info.ts).
     expect(v).toMatchObject({
       type: "video",
       mimeType: "video/mp4",
       size: mp4.length,
-      width: 1080,
-      height: 1920,
-      durationSeconds: 12.5,
+      width: 540,
+      height: 960,
+      durationSeconds: 4.524,
     });
     expect(v.path).toMatch(/\.mp4$/);
     const stored = await env.MEDIA_BUCKET.get(v.path);
@@ -102,8 +104,8 @@ describe("ingestMedia", () => {
     // Compare digests: toEqual on 20 M-element arrays is too slow and memory-hungry.
     expect(await sha256(new Uint8Array(await stored!.arrayBuffer()))).toBe(await sha256(mp4));
 
-    const mov = await ingest(isoBmff(5000, "qt  "));
-    expect(mov).toMatchObject({ mimeType: "video/quicktime", size: 5000 });
+    const mov = await ingest(clipMov.bytes);
+    expect(mov).toMatchObject({ mimeType: "video/quicktime", size: clipMov.bytes.length, width: 320, height: 240 });
     expect(mov.path).toMatch(/\.mov$/);
   });
 

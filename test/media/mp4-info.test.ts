@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { concatBytes } from "../../src/media/byte-source";
 import { InvalidVideoError, type RangeReader, readMp4Info } from "../../src/media/mp4-info";
 import { isoBmff, mp4Moov } from "./fixtures";
+import { clipMov, fragmentedMp4, largesizeMov, portraitMov, realVideos, trimmedMp4 } from "./videos";
 
 const reader =
   (bytes: Uint8Array): RangeReader =>
@@ -9,30 +10,56 @@ const reader =
     bytes.slice(offset, offset + length);
 const info = (bytes: Uint8Array) => readMp4Info(reader(bytes), bytes.length);
 
-describe("readMp4Info (issue 16)", () => {
-  it("reads duration, displayed size and codec of a fast-start MP4", async () => {
-    expect(await info(isoBmff(4096, "isom", { width: 1080, height: 1920, seconds: 12.5 }))).toEqual({
-      durationSeconds: 12.5,
-      width: 1080,
-      height: 1920,
-      rotation: 0,
-      codec: "avc1",
+describe("readMp4Info: files written by a real muxer (issue 29)", () => {
+  it.each(realVideos.map((v) => [v.name, v] as const))("reads %s as written", async (_name, video) => {
+    expect(await info(video.bytes)).toEqual({
+      durationSeconds: video.durationSeconds,
+      width: video.width,
+      height: video.height,
+      rotation: video.rotation,
+      codec: video.codec,
     });
   });
 
-  it("applies the track rotation (a phone's portrait video is stored landscape with a 90° matrix)", async () => {
-    for (const rotation of [90, 270] as const) {
-      expect(await info(isoBmff(4096, "qt  ", { width: 1920, height: 1080, rotation, codec: "hvc1" }))).toEqual({
-        durationSeconds: 12.5,
-        width: 1080,
-        height: 1920,
-        rotation,
-        codec: "hvc1",
-      });
-    }
-    expect((await info(isoBmff(4096, "isom", { width: 1920, height: 1080, rotation: 180 }))).width).toBe(1920);
+  it("takes the track type from mdia's hdlr, not the data handler QuickTime puts in minf", async () => {
+    // ffmpeg's mov muxer (like every iPhone) writes hdlr "mhlr vide" in mdia and hdlr "dhlr url " in minf.
+    const latin1 = new TextDecoder("latin1").decode(clipMov.bytes);
+    expect(latin1.split("dhlrurl ").length - 1).toBe(2);
+    expect((await info(clipMov.bytes)).codec).toBe("avc1");
   });
 
+  it("reads a phone's portrait matrix (stored 320×180, shown 180×320)", async () => {
+    const b = portraitMov.bytes;
+    const tkhd = new TextDecoder("latin1").decode(b).indexOf("tkhd");
+    const dv = new DataView(b.buffer, b.byteOffset);
+    // a, b, c, d of the 16.16 matrix, as an iPhone writes it for a portrait video.
+    expect([0, 1, 3, 4].map((i) => dv.getInt32(tkhd + 44 + i * 4) / 65536)).toEqual([0, 1, -1, 0]);
+    expect(await info(b)).toMatchObject({ width: 180, height: 320, rotation: 90 });
+  });
+
+  it("uses the movie header's duration as ffprobe does; the edit lists only when it says 0", async () => {
+    // trimmed.mp4 holds 3 s of samples, edit lists of 2 s and an mvhd of 3.024 s (what ffmpeg -i reports).
+    expect((await info(trimmedMp4.bytes)).durationSeconds).toBe(3.024);
+    const zeroed = trimmedMp4.bytes.slice();
+    const mvhd = new TextDecoder("latin1").decode(zeroed).indexOf("mvhd");
+    const dv = new DataView(zeroed.buffer);
+    expect(dv.getUint32(mvhd + 20) / dv.getUint32(mvhd + 16)).toBe(3.024);
+    dv.setUint32(mvhd + 20, 0);
+    expect((await info(zeroed)).durationSeconds).toBe(2);
+  });
+
+  it("walks a fragmented file's moof boxes for its length (its moov says 0)", async () => {
+    expect((await info(fragmentedMp4.bytes)).durationSeconds).toBe(3.067);
+    // Cut after the first fragment: the length is what the file holds.
+    const latin1 = new TextDecoder("latin1").decode(fragmentedMp4.bytes);
+    const secondMoof = latin1.indexOf("moof", latin1.indexOf("moof") + 4) - 4;
+    const first = await info(fragmentedMp4.bytes.slice(0, secondMoof));
+    expect(first.durationSeconds).toBeGreaterThan(0.9);
+    expect(first.durationSeconds).toBeLessThan(1.1);
+  });
+});
+
+describe("readMp4Info (issue 16)", () => {
   it("reads version-1 (64-bit) headers", async () => {
     expect(await info(isoBmff(4096, "isom", { v1: true, seconds: 3600.25, width: 640, height: 360 }))).toEqual({
       durationSeconds: 3600.25,
@@ -43,34 +70,35 @@ describe("readMp4Info (issue 16)", () => {
     });
   });
 
-  it("finds a moov after a 1 GB mdat (64-bit size) with a few small ranged reads, never the whole file", async () => {
-    const ftyp = isoBmff(24);
-    const moov = mp4Moov({ seconds: 95, width: 720, height: 1280 });
+  it("finds a real moov after a 1 GB mdat (64-bit size) with a few small ranged reads, never the whole file", async () => {
+    // largesize.mov: ftyp, a 16-byte mdat header (size 1 + largesize), the samples, moov. Grow its mdat to 1 GB.
+    const real = largesizeMov.bytes;
+    const latin1 = new TextDecoder("latin1").decode(real);
+    const mdatAt = latin1.indexOf("mdat") - 4;
+    const moovAt = latin1.indexOf("moov") - 4;
+    const head = real.slice(0, mdatAt + 16);
+    const moov = real.slice(moovAt);
     const mdatSize = 1024 ** 3;
-    const mdatHeader = new Uint8Array(16);
-    const dv = new DataView(mdatHeader.buffer);
-    dv.setUint32(0, 1);
-    mdatHeader.set([0x6d, 0x64, 0x61, 0x74], 4);
-    dv.setUint32(8, Math.floor(mdatSize / 2 ** 32));
-    dv.setUint32(12, mdatSize % 2 ** 32);
-    const head = concatBytes([ftyp, mdatHeader]);
-    const moovAt = 24 + mdatSize;
-    const size = moovAt + moov.length;
+    const dv = new DataView(head.buffer);
+    dv.setUint32(mdatAt + 8, Math.floor(mdatSize / 2 ** 32));
+    dv.setUint32(mdatAt + 12, mdatSize % 2 ** 32);
+    const virtualMoovAt = mdatAt + mdatSize;
+    const size = virtualMoovAt + moov.length;
     const reads: [number, number][] = [];
-    // A virtual 1 GB file: header bytes where they are, zeros in the mdat, the moov at the end.
+    // A virtual 1 GB file: header bytes where they are, zeros in the mdat, the real moov at the end.
     const virtual: RangeReader = async (offset, length) => {
       reads.push([offset, length]);
       const out = new Uint8Array(Math.min(length, size - offset));
       for (let i = 0; i < out.length; i++) {
         const at = offset + i;
-        out[i] = at < head.length ? head[at]! : at >= moovAt ? moov[at - moovAt]! : 0;
+        out[i] = at < head.length ? head[at]! : at >= virtualMoovAt ? moov[at - virtualMoovAt]! : 0;
       }
       return out;
     };
     expect(await readMp4Info(virtual, size)).toEqual({
-      durationSeconds: 95,
-      width: 720,
-      height: 1280,
+      durationSeconds: 3.024,
+      width: 320,
+      height: 240,
       rotation: 0,
       codec: "avc1",
     });

@@ -13,6 +13,7 @@ import {
   mediaRows,
   WEBP_LOSSY_1X1,
 } from "./fixtures";
+import { phoneMp4, portraitMov } from "./videos";
 
 const upload = (ws: TestWorkspace, postId: string, body: BodyInit, headers: Record<string, string> = {}) =>
   call("POST", `/api/posts/${postId}/media`, { key: ws.key, rawBody: body, headers });
@@ -87,7 +88,7 @@ describe("POST /api/posts/{post}/media", () => {
     const rejected = await upload(ws, tiktokVideo.postId, image());
     expect(rejected.status).toBe(422);
     expect(rejected.body).toEqual(mediaError("No enabled platform on this post accepts this media type."));
-    expect((await upload(ws, tiktokVideo.postId, mediaForm(isoBmff(2048)))).status).toBe(200);
+    expect((await upload(ws, tiktokVideo.postId, mediaForm(phoneMp4.bytes))).status).toBe(200);
 
     const tiktokPhoto = await insertPost(ws, [{ platform: "tiktok", contentType: "tiktok_photo" }]);
     expect((await upload(ws, tiktokPhoto.postId, image())).status).toBe(200);
@@ -198,18 +199,14 @@ describe("POST /api/posts/{post}/media", () => {
     }
     expect(await bucketKeys()).toEqual(before);
     expect(await mediaRows(ws.workspaceId)).toEqual([]);
-    // A rotated phone video is stored with its displayed size.
-    const ok = await upload(
-      ws,
-      postId,
-      mediaForm(isoBmff(8192, "qt  ", { width: 1920, height: 1080, rotation: 90, seconds: 7.25 }), "phone.mov"),
-    );
+    // A rotated phone video (ffmpeg: HEVC stored 320×180, 90° matrix) is stored with its displayed size.
+    const ok = await upload(ws, postId, mediaForm(portraitMov.bytes, "phone.mov"));
     expect(ok.status).toBe(200);
     expect(ok.body.media[0]).toMatchObject({
       mime_type: "video/quicktime",
-      width: 1080,
-      height: 1920,
-      duration_seconds: 7.25,
+      width: 180,
+      height: 320,
+      duration_seconds: 3.024,
     });
   });
 
@@ -233,7 +230,7 @@ describe("POST /api/posts/{post}/media", () => {
     expect(await bucketKeys()).toEqual(before);
     expect(await mediaRows(ws.workspaceId)).toEqual([]);
 
-    const ok = await upload(ws, postId, mediaForm(isoBmff(8192, "isom", { width: 1080, height: 1920, seconds: 30 })));
+    const ok = await upload(ws, postId, mediaForm(phoneMp4.bytes));
     expect(ok.status).toBe(200);
 
     // A GIF where only JPEG goes is refused; an oversized JPEG is not (it is fitted at publish time).

@@ -18,6 +18,7 @@ import {
   mediaRows,
   workspaceContext,
 } from "./fixtures";
+import { clipMov } from "./videos";
 
 let ipCounter = 0;
 /** Every test uses its own client IPs so the per-IP windows do not interfere. */
@@ -237,7 +238,7 @@ describe("POST /api/uploads/{token} (signed upload)", () => {
     expect(bigVideo.body).toEqual(err("The media field must not be greater than 51200 kilobytes."));
     expect(await bucketKeys()).toEqual(before);
 
-    const ok = await send(path, mediaForm(isoBmff(4096, "qt  "), "clip.mov"), ip);
+    const ok = await send(path, mediaForm(clipMov.bytes, "clip.mov"), ip);
     expect(ok.status).toBe(201);
     expect(ok.body).toEqual({
       upload_token,
