@@ -14,6 +14,8 @@ export interface MetaFieldSpec {
   content_types?: ContentType[];
   /** Strings: most characters (code points); lists: most characters of each item. */
   max_length?: number;
+  /** Strings: most UTF-8 bytes, where the network caps bytes (YouTube's description: 5,000 bytes). */
+  max_bytes?: number;
   /** `enum`: the values accepted. */
   values?: string[];
   /** `string_list`: most items. */
@@ -49,7 +51,13 @@ const PINTEREST: MetaFieldSpec[] = [
 
 const YOUTUBE: MetaFieldSpec[] = [
   { name: "title", type: "string", max_length: 100, description: "Video title (default: the row's text)." },
-  { name: "description", type: "string", max_length: 5000, description: "Video description." },
+  {
+    name: "description",
+    type: "string",
+    max_bytes: 5000,
+    description:
+      "Video description: at most 5,000 bytes as UTF-8 (videos resource, snippet.description); `<` and `>` are sent as ‹ › (3 bytes each).",
+  },
   {
     name: "privacy_status",
     type: "enum",
@@ -160,6 +168,7 @@ export const META_FIELDS: Readonly<Record<string, readonly MetaFieldSpec[]>> = {
 export const metaFieldsOf = (platform: string): readonly MetaFieldSpec[] => META_FIELDS[platform] ?? [];
 
 const codePoints = (s: string) => [...s].length;
+const utf8 = new TextEncoder();
 
 /** Why `value` does not fit `spec`, or null. `attribute` is the field's name as messages show it. */
 function metaValueProblem(spec: MetaFieldSpec, value: unknown, attribute: string): string | null {
@@ -172,6 +181,11 @@ function metaValueProblem(spec: MetaFieldSpec, value: unknown, attribute: string
       const s = String(value);
       if (spec.max_length !== undefined && codePoints(s) > spec.max_length) {
         return `The ${attribute} field must not be greater than ${spec.max_length} characters.`;
+      }
+      // YouTube refuses `<` and `>`; the adapter sends them as ‹ › (src/platforms/youtube/transform.ts), 3 bytes each.
+      const bytes = utf8.encode(s.replace(/[<>]/g, "‹")).byteLength;
+      if (spec.max_bytes !== undefined && bytes > spec.max_bytes) {
+        return `The ${attribute} field must not be greater than ${spec.max_bytes.toLocaleString("en-US")} bytes as UTF-8 (${bytes.toLocaleString("en-US")} given).`;
       }
       if (spec.type === "url" && !/^https?:\/\/[^\s]+$/i.test(s)) {
         return `The ${attribute} field must be an http or https URL.`;

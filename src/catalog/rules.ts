@@ -103,6 +103,24 @@ export function contentTooLongMessage(phase: RulePhase, label: string, max: numb
 }
 
 /**
+ * Byte caps beside the length a network counts, where it states one. Bluesky's `app.bsky.feed.post` lexicon caps
+ * `text` at 300 graphemes (`maxGraphemes`) **and** 3,000 UTF-8 bytes (`maxLength`); the PDS refuses the record past
+ * either (`string too big (maximum 3000, got 3761) at $.record.text`): 151 graphemes of 25-byte emoji sequences fit
+ * the first and not the second.
+ */
+export const MAX_CONTENT_BYTES: Readonly<Record<string, number>> = { bluesky: 3000 };
+
+const utf8 = new TextEncoder();
+export const utf8Length = (s: string) => utf8.encode(s).byteLength;
+const thousands = (n: number) => n.toLocaleString("en-US");
+
+export function contentTooManyBytesMessage(phase: RulePhase, label: string, max: number, bytes: number): string {
+  return phase === "schedule"
+    ? `${label}: ${thousands(bytes)} bytes exceed ${label}'s ${thousands(max)}-byte limit (UTF-8; too long by ${thousands(bytes - max)} byte${bytes - max === 1 ? "" : "s"}).`
+    : `Content exceeds ${label}'s ${thousands(max)}-byte limit (${thousands(bytes)} bytes as UTF-8).`;
+}
+
+/**
  * Links per post, where a network caps them: Threads refuses a post with more than 5 unique links at container
  * creation (THREADS_API__LINK_LIMIT_EXCEEDED, since 2025-12-22), so it is refused at schedule time instead.
  */
@@ -123,6 +141,11 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
   const max = maxLength(input);
   if (length > max) {
     problems.push({ field: "content", message: contentTooLongMessage(phase, spec.label, max, length) });
+  }
+  const maxBytes = MAX_CONTENT_BYTES[input.platform];
+  const bytes = maxBytes === undefined ? 0 : utf8Length(input.content ?? "");
+  if (maxBytes !== undefined && bytes > maxBytes) {
+    problems.push({ field: "content", message: contentTooManyBytesMessage(phase, spec.label, maxBytes, bytes) });
   }
   const maxLinks = MAX_LINKS[input.platform];
   const links = maxLinks === undefined ? 0 : countLinks(input.content ?? "");

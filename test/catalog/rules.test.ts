@@ -29,8 +29,17 @@ describe("checkPlatformRules", () => {
       { field: "content", message: "X: too long by 2 characters (max 280)." },
     ]);
     expect(
-      checkPlatformRules({ platform: "bluesky", contentType: "bluesky_post", content: "🏳️‍🌈".repeat(300), media: [] }),
+      checkPlatformRules({ platform: "bluesky", contentType: "bluesky_post", content: "é".repeat(300), media: [] }),
     ).toEqual([]);
+    // Issue 29: 300 graphemes fit the grapheme cap, but 300 rainbow flags (14 bytes each) do not fit 3,000 bytes.
+    expect(
+      checkPlatformRules({ platform: "bluesky", contentType: "bluesky_post", content: "🏳️‍🌈".repeat(300), media: [] }),
+    ).toEqual([
+      {
+        field: "content",
+        message: "Bluesky: 4,200 bytes exceed Bluesky's 3,000-byte limit (UTF-8; too long by 1,200 bytes).",
+      },
+    ]);
   });
 
   it("Threads: at most 5 unique links (repeats count once), in both wordings", () => {

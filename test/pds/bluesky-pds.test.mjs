@@ -354,6 +354,87 @@ describe("Bluesky adapter against a real local PDS", { concurrency: true }, () =
     assert.deepEqual(c.value.facets, facetsOf(comment, [link("https://example.com/faq"), tag("#", "faq")]));
   });
 
+  test("issue 29: texts just under both caps (300 graphemes, 3,000 UTF-8 bytes) publish; one byte-cap over is a 422", {
+    skip,
+  }, async () => {
+    // 👨‍👩‍👧‍👦 is one grapheme of 25 bytes: 121 of them are 121 graphemes and 3,025 bytes.
+    const family = "\u{1F468}\u200D\u{1F469}\u200D\u{1F467}\u200D\u{1F466}";
+    const overBytes = family.repeat(121);
+    const refused = await pds
+      .xrpc("com.atproto.repo.createRecord", {
+        token: alice.accessJwt,
+        json: {
+          repo: alice.did,
+          collection: POST,
+          record: { $type: POST, text: overBytes, createdAt: new Date().toISOString() },
+        },
+      })
+      .then(
+        () => null,
+        (err) => err,
+      );
+    assert.ok(refused, "the PDS accepted 3,025 bytes of text");
+    assert.equal(refused.status, 400, refused.message);
+    assert.match(refused.message, /string too big \(maximum 3000, got 3025\)/);
+    console.log(`# the PDS refuses 121 graphemes / 3,025 bytes: ${refused.message}`);
+
+    const main = `${family.repeat(100)}${"日".repeat(166)}ok`; // 268 graphemes, 3,000 bytes
+    const item = family.repeat(120); // 120 graphemes, 3,000 bytes
+    const comment = `${family.repeat(100)}${"ü".repeat(199)}`; // 299 graphemes, 2,898 bytes
+    assert.deepEqual([bytes(main), bytes(item), bytes(comment)], [3000, 3000, 2898]);
+    const res = await worker.api(
+      "POST",
+      "/api/posts",
+      {
+        content: "Shared text",
+        platforms: [
+          {
+            social_account_id: aliceAccountId,
+            content_type: "bluesky_post",
+            content: main,
+            thread: [{ content: overBytes }],
+            first_comment: comment,
+          },
+        ],
+      },
+      key,
+    );
+    assert.equal(res.status, 201, JSON.stringify(res.body));
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const over = await worker.api(
+      "PUT",
+      `/api/posts/${res.body.id}`,
+      { status: "scheduled", scheduled_at: tomorrow },
+      key,
+    );
+    assert.equal(over.status, 422, JSON.stringify(over.body));
+    assert.deepEqual(over.body.errors, {
+      "platforms.0.thread.0.content": [
+        "Thread item 1: Bluesky: 3,025 bytes exceed Bluesky's 3,000-byte limit (UTF-8; too long by 25 bytes).",
+      ],
+    });
+
+    const rowId = res.body.platforms[0].id;
+    const publish = await worker.api(
+      "PUT",
+      `/api/posts/${res.body.id}`,
+      { status: "publishing", platforms: [{ id: rowId, thread: [{ content: item }] }] },
+      key,
+    );
+    assert.equal(publish.status, 200, JSON.stringify(publish.body));
+    const done = await settled(res.body.id);
+    assert.equal(done.status, "published", JSON.stringify(done.platforms));
+    const row = done.platforms[0];
+    const read = async (uri) => {
+      const [, , repo, collection, rkey] = uri.split("/");
+      return pds.xrpc("com.atproto.repo.getRecord", { query: { repo, collection, rkey } });
+    };
+    const root = await recordOf(row, alice.did);
+    const t1 = await read(row.thread[0].platform_post_id);
+    const c = await read(row.first_comment.platform_post_id);
+    assert.deepEqual([root.value.text, t1.value.text, c.value.text], [main, item, comment]);
+  });
+
   for (const mode of ["502", "cut"]) {
     test(`a createRecord answer lost after the PDS made the record (${mode === "cut" ? "connection cut" : "gateway 502"}) leaves one record`, {
       skip,

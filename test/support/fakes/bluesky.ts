@@ -283,6 +283,12 @@ export class FakeBluesky extends ScriptedFake {
   private validatePost(record: any): string | null {
     const replyProblem = this.validateReply(record.reply);
     if (replyProblem) return replyProblem;
+    // The lexicon's `text` is `maxLength: 3000` (UTF-8 bytes) and `maxGraphemes: 300`; the PDS checks bytes first
+    // (@atproto/lexicon validators/primitives.ts string(): "string too big (maximum 3000, got 3761)").
+    const bytes = new TextEncoder().encode(record.text ?? "").byteLength;
+    if (bytes > 3000) {
+      return `Invalid app.bsky.feed.post record: string too big (maximum 3000, got ${bytes}) at $.record.text`;
+    }
     const graphemes = [...new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(record.text ?? "")].length;
     if (graphemes > 300) {
       return `Invalid app.bsky.feed.post record: grapheme too big (maximum 300, got ${graphemes}) at $.record.text`;
