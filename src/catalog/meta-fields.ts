@@ -22,6 +22,8 @@ export interface MetaFieldSpec {
   max_items?: number;
   /** Numbers: the smallest value. */
   min?: number;
+  /** The value the adapter uses when the field is not set (absent: no fixed default, see the description). */
+  default?: string | number | boolean;
 }
 
 const PINTEREST: MetaFieldSpec[] = [
@@ -62,12 +64,24 @@ const YOUTUBE: MetaFieldSpec[] = [
     name: "privacy_status",
     type: "enum",
     values: ["public", "unlisted", "private"],
-    description: "Visibility (default public).",
+    default: "public",
+    description:
+      "Visibility (default public). A Google Cloud project that has not passed YouTube's API audit gets every upload locked private whatever is asked: the row then fails saying so (docs/platforms.md).",
   },
-  { name: "category_id", type: "string", description: "YouTube video category id (default 22, People & Blogs)." },
-  { name: "made_for_kids", type: "boolean", description: "Self-declared made for kids (default false)." },
+  {
+    name: "category_id",
+    type: "string",
+    default: "22",
+    description: "YouTube video category id (default 22, People & Blogs).",
+  },
+  {
+    name: "made_for_kids",
+    type: "boolean",
+    default: false,
+    description: "Self-declared made for kids (default false).",
+  },
   { name: "tags", type: "string_list", max_items: 50, max_length: 100, description: "Video tags." },
-  { name: "notify_subscribers", type: "boolean", description: "Notify subscribers (default true)." },
+  { name: "notify_subscribers", type: "boolean", default: true, description: "Notify subscribers (default true)." },
 ];
 
 const TIKTOK: MetaFieldSpec[] = [

@@ -19,6 +19,7 @@ import { refreshGoogleToken, YouTubeApi, YouTubeComments } from "./api";
 import {
   commentUrl,
   insertMetadata,
+  lockedPrivateMessage,
   metricsFromStatistics,
   planChunks,
   processingOutcome,
@@ -140,28 +141,59 @@ export function createYouTubeAdapter(options: { chunkBytes?: number } = {}): Pla
     return null;
   }
 
-  async function watchProcessing(ctx: AdapterContext, api: YouTubeApi, video: YouTubeVideo): Promise<void> {
+  /**
+   * Watches processing for a short while; returns the newest resource read with `videos.list` (null when none was
+   * read: the upload's own answer was final, or a read failed).
+   */
+  async function watchProcessing(
+    ctx: AdapterContext,
+    api: YouTubeApi,
+    video: YouTubeVideo,
+  ): Promise<{ read: YouTubeVideo | null }> {
     let current: YouTubeVideo | null = video;
+    let read: YouTubeVideo | null = null;
     for (let poll = 0; poll <= PROCESSING_POLLS; poll++) {
       if (current) {
         const outcome = processingOutcome(current);
         if (outcome.state === "failed") throw new PlatformError("permanent", outcome.message);
-        if (outcome.state === "done") return;
+        if (outcome.state === "done") return { read };
       }
       if (poll === PROCESSING_POLLS) break;
       await ctx.sleep(PROCESSING_POLL_INTERVAL_MS);
       try {
         current = await api.getVideo(video.id, "status,processingDetails");
+        if (current) read = current;
       } catch (err) {
         // The video exists: a failed status read must not make the engine upload it again.
         log("warn", "youtube.status_read_failed", {
           videoId: video.id,
           message: err instanceof Error ? err.message : "",
         });
-        return;
+        return { read: null };
       }
     }
     log("info", "youtube.still_processing", { videoId: video.id });
+    return { read };
+  }
+
+  /**
+   * The privacy YouTube applied (`videos.list?part=status`, read back after the upload: the processing polls' last
+   * read, else one read now). An unaudited project's upload locked private when more was asked fails the row with
+   * the reason — the video exists, privately, so this is permanent, never a retry that would upload it again.
+   * A read that fails leaves the row published (the video exists; nothing says it was locked).
+   */
+  async function checkPrivacy(api: YouTubeApi, videoId: string, asked: string, read: YouTubeVideo | null) {
+    let applied = read?.status?.privacyStatus;
+    if (applied === undefined) {
+      try {
+        applied = (await api.getVideo(videoId, "status"))?.status?.privacyStatus;
+      } catch (err) {
+        log("warn", "youtube.privacy_read_failed", { videoId, message: err instanceof Error ? err.message : "" });
+        return;
+      }
+    }
+    const locked = lockedPrivateMessage(asked, applied, videoId);
+    if (locked) throw new PlatformError("permanent", locked);
   }
 
   async function publish(ctx: AdapterContext, req: PublishRequest): Promise<PublishResult> {
@@ -169,8 +201,10 @@ export function createYouTubeAdapter(options: { chunkBytes?: number } = {}): Pla
       throw new PlatformError("permanent", "A YouTube Short needs exactly one video.");
     }
     const api = new YouTubeApi(ctx, accessToken(req.account));
+    const asked = insertMetadata(req).status.privacyStatus;
     const video = await upload(ctx, api, req);
-    await watchProcessing(ctx, api, video);
+    const { read } = await watchProcessing(ctx, api, video);
+    await checkPrivacy(api, video.id, asked, read);
     return { platformPostId: video.id, platformUrl: shortUrl(video.id) };
   }
 

@@ -194,6 +194,22 @@ export function processingOutcome(video: YouTubeVideo): ProcessingOutcome {
   return { state: "processing" };
 }
 
+/**
+ * The privacy YouTube applied, read back after the upload, against the one asked. Videos that `videos.insert`
+ * uploads from an unverified API project (created after 28 July 2020) "will be restricted to private viewing mode"
+ * until the project passes an audit (videos.insert reference, note at the top; API revision history, 28 July 2020).
+ * YouTube gives no dedicated field for it: the signal is `status.privacyStatus` = `private` when `public` or
+ * `unlisted` was asked. Null when the privacy is the one asked (or unknown).
+ */
+export function lockedPrivateMessage(asked: string, applied: string | undefined, videoId: string): string | null {
+  if (applied !== "private" || asked === "private") return null;
+  return (
+    `YouTube locked the video private (asked: ${asked}): uploads from a Google Cloud project that has not passed ` +
+    `YouTube's API audit are private whatever is asked. The video is at ${shortUrl(videoId)}, visible to the ` +
+    "channel only; after the audit (support.google.com/youtube/contact/yt_api_form) make it public in YouTube Studio."
+  );
+}
+
 export function shortUrl(videoId: string): string {
   return `https://www.youtube.com/shorts/${videoId}`;
 }

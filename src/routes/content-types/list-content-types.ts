@@ -59,6 +59,10 @@ const MetaField = z
     values: z.array(z.string()).optional().describe("`enum`: the accepted values."),
     max_items: z.number().int().optional().describe("`string_list`: most items."),
     min: z.number().optional().describe("Numbers: the smallest value."),
+    default: z
+      .union([z.string(), z.number(), z.boolean()])
+      .optional()
+      .describe("The value used when the field is not set (e.g. YouTube `privacy_status`: `public`)."),
   })
   .openapi("MetaField");
 const ContentTypeItem = z

@@ -219,6 +219,61 @@ describe("youtube adapter: publish", () => {
   });
 });
 
+describe("youtube adapter: the privacy YouTube applied (unaudited projects are locked private)", () => {
+  const LOCKED =
+    "YouTube locked the video private (asked: public): uploads from a Google Cloud project that has not passed YouTube's API audit are private whatever is asked. The video is at https://www.youtube.com/shorts/Sh0rt000001, visible to the channel only; after the audit (support.google.com/youtube/contact/yt_api_form) make it public in YouTube Studio.";
+
+  it("reads status.privacyStatus back after the upload; locked private when public was asked → permanent, with the reason", async () => {
+    fake = fakeYouTube({ unauditedProject: true });
+    const media = await storeTestMedia("video");
+    const err = await rejection(youtubeAdapter.publish(testAdapterContext(), request({ media: [media] })));
+    expect([err.kind, err.message]).toEqual(["permanent", LOCKED]);
+    // The privacy came from the processing polls' videos.list read; the upload was made once.
+    expect(fake.calls.filter((c) => c.method !== "PUT").map((c) => `${c.method} ${c.path}`)).toEqual([
+      `POST ${START_PATH}`,
+      `GET ${STATUS_CALL("Sh0rt000001").path}`,
+      `GET ${STATUS_CALL("Sh0rt000001").path}`,
+    ]);
+  });
+
+  it("with the upload's own answer final, reads videos.list?part=status once", async () => {
+    fake = fakeYouTube({
+      unauditedProject: true,
+      processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }],
+    });
+    const media = await storeTestMedia("video");
+    const err = await rejection(
+      youtubeAdapter.publish(testAdapterContext(), request({ media: [media], meta: { privacy_status: "unlisted" } })),
+    );
+    expect(err.message).toBe(LOCKED.replace("(asked: public)", "(asked: unlisted)"));
+    expect(fake.calls.filter((c) => c.method === "GET").map((c) => c.path)).toEqual([
+      "/youtube/v3/videos?part=status,processingDetails&id=Sh0rt000001",
+    ]);
+  });
+
+  it("private asked and applied is a plain success, as is public on an audited project", async () => {
+    fake = fakeYouTube({ unauditedProject: true });
+    const media = await storeTestMedia("video");
+    const priv = await youtubeAdapter.publish(
+      testAdapterContext(),
+      request({ media: [media], meta: { privacy_status: "private" } }),
+    );
+    expect(priv.platformUrl).toBe("https://www.youtube.com/shorts/Sh0rt000001");
+    fake.stop();
+    fake = fakeYouTube();
+    const pub = await youtubeAdapter.publish(testAdapterContext(), request({ media: [media] }));
+    expect(pub.platformUrl).toBe("https://www.youtube.com/shorts/Sh0rt000001");
+  });
+
+  it("a privacy read that fails leaves the Short published (the video exists; nothing says it was locked)", async () => {
+    fake = fakeYouTube({ processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }] });
+    fake.script.add("GET", "/youtube/v3/videos", () => new Response("", { status: 503 }), 2);
+    const media = await storeTestMedia("video");
+    const result = await youtubeAdapter.publish(testAdapterContext(), request({ media: [media] }));
+    expect(result.platformPostId).toBe("Sh0rt000001");
+  });
+});
+
 describe("youtube adapter: errors", () => {
   it("403 quotaExceeded → transient, retry at midnight Pacific when the quota resets", async () => {
     fake = fakeYouTube();

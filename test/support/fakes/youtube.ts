@@ -55,6 +55,13 @@ export interface YouTubeFakeOptions {
    * 403 insufficientPermissions, as Google does for a token missing the scope.
    */
   forceSslScope?: boolean;
+  /**
+   * The Google Cloud project has not passed YouTube's API audit: "All videos uploaded via the videos.insert endpoint
+   * from unverified API projects created after 28 July 2020 will be restricted to private viewing mode"
+   * (developers.google.com/youtube/v3/docs/videos/insert, note at the top). Every video's `status.privacyStatus`
+   * reads `private`, whatever the upload asked.
+   */
+  unauditedProject?: boolean;
 }
 
 /** The channel the fake's tokens belong to. */
@@ -125,6 +132,7 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     statistics: { viewCount: "15230", likeCount: "842", favoriteCount: "0", commentCount: "37" },
     noChannel: false,
     forceSslScope: true,
+    unauditedProject: false,
     ...options,
   };
   const comments: StoredYouTubeComment[] = [];
@@ -166,7 +174,7 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     if (parts.includes("status")) {
       const status: Record<string, unknown> = {
         uploadStatus: state.uploadStatus,
-        privacyStatus: entry.session.metadata.status.privacyStatus,
+        privacyStatus: opts.unauditedProject ? "private" : entry.session.metadata.status.privacyStatus,
         license: "youtube",
         embeddable: true,
         publicStatsViewable: true,
