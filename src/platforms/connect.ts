@@ -56,6 +56,8 @@ export interface ConnectCandidate {
   /** Epoch ms; null for tokens that do not expire. */
   tokenExpiresAt: number | null;
   meta: Record<string, unknown>;
+  /** The origin that answers for the account when the network has many servers (Mastodon's instance). */
+  server?: string;
   /** What the selection page shows under the name (e.g. "Facebook Page", "Board"). */
   detail?: string;
 }

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { describeAuth } from "../support/auth-cases";
 import { fakeOrigin } from "../support/fake-fetch";
+import { fakePlcDirectory } from "../support/fakes/plc";
 import { createTestWorkspace, UUID, YMDHIS } from "../support/harness";
 
 const SOME_ID = "0b5c1e9e-8f5e-4a8f-9a4e-0c8f1f2d3e4a";
@@ -10,8 +11,9 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/** A PDS that accepts one app password, like com.atproto.server.createSession does. */
+/** A PDS that accepts one app password, like com.atproto.server.createSession does (its DID document names it). */
 function fakePds(origin: string) {
+  cleanups.push(fakePlcDirectory(new Map([["did:plc:abc123", origin]])));
   cleanups.push(
     fakeOrigin(origin, async (req) => {
       const url = new URL(req.url);

@@ -27,6 +27,11 @@ export const socialAccounts = sqliteTable(
     tokenRefreshedAt: integer("token_refreshed_at"),
     /** While in the future, one token refresh of this account is in flight: no other starts (a claim). */
     tokenRefreshLeaseUntil: integer("token_refresh_lease_until"),
+    /**
+     * The origin that answers for the account: a Mastodon account's instance, a Bluesky account's PDS as its DID
+     * document names it; '' for single-server networks. Part of the identity (migration 0011, docs/security.md).
+     */
+    server: text("server").notNull().default(""),
     /** JSON object: organization_id, default_board_id, service (Bluesky PDS), instance (Mastodon), … */
     meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
     createdAt: integer("created_at").notNull(),
@@ -35,9 +40,10 @@ export const socialAccounts = sqliteTable(
   (t) => [
     index("social_accounts_workspace_idx").on(t.workspaceId, t.platform, t.displayName),
     index("social_accounts_token_refresh_idx").on(t.status, t.tokenRefreshDueAt),
-    // One row per network identity in a workspace: connecting it again is a reconnect (migration 0008).
+    // One row per network identity AT ITS SERVER in a workspace: connecting it again is a reconnect (migrations
+    // 0008, 0011); the same id on another server is another account.
     uniqueIndex("social_accounts_identity_uq")
-      .on(t.workspaceId, t.platform, t.platformUserId)
+      .on(t.workspaceId, t.platform, t.platformUserId, t.server)
       .where(sql`platform_user_id IS NOT NULL`),
   ],
 );

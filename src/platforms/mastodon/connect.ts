@@ -116,6 +116,8 @@ export const mastodonConnector: PlatformConnector = {
           credentials: { access_token: token.access_token },
           tokenExpiresAt: null,
           meta: { instance, ...(limits ? limitsMeta(limits, ctx.now()) : {}) },
+          // The account is its id AT this instance: the same id elsewhere is another account (issue 25).
+          server: new URL(instance).origin,
         },
       ],
     };

@@ -57,7 +57,7 @@ function networks(c: Context<AppEnv>): NetworkChoice[] {
 async function renderLink(
   c: Context<AppEnv>,
   token: string,
-  status: 200 | 403 | 422 = 200,
+  status: 200 | 403 | 409 | 422 = 200,
   message?: { kind: "error" | "ok"; text: string },
 ) {
   const body = linkPage({
@@ -206,7 +206,8 @@ export function registerHostedConnect(app: App) {
     const pds = serviceField ? normalizeInstance(serviceField) : "https://bsky.social";
     if (!pds) return renderLink(c, token, 422, { kind: "error", text: "The server must be an https address." });
     try {
-      const policy = { allowPrivate: c.get("service").config.MEDIA_FETCH_ALLOW_PRIVATE };
+      const { config } = c.get("service");
+      const policy = { allowPrivate: config.MEDIA_FETCH_ALLOW_PRIVATE, plcUrl: config.BLUESKY_PLC_URL };
       const session = await verifyBluesky(policy, pds, form.get("identifier") ?? "", form.get("app_password") ?? "");
       const accounts = await upsertAccounts(c.get("service"), link.workspaceId, [
         {
@@ -218,13 +219,15 @@ export function registerHostedConnect(app: App) {
           credentials: session.credentials,
           tokenExpiresAt: null,
           meta: { service: pds, did: session.did },
+          server: session.pds,
         },
       ]);
       if (link.redirectUrl) return connectedResponse(c, "bluesky", accounts, link.redirectUrl);
       return renderLink(c, token, 200, { kind: "ok", text: `Connected ${session.handle} on Bluesky.` });
     } catch (err) {
-      if (err instanceof AppError && err.code === "validation") {
-        return renderLink(c, token, 422, { kind: "error", text: err.message });
+      // 422: the credentials or the server (and its DID proof); 409: the account is bound to another server.
+      if (err instanceof AppError && (err.code === "validation" || err.code === "conflict")) {
+        return renderLink(c, token, err.code === "conflict" ? 409 : 422, { kind: "error", text: err.message });
       }
       throw err;
     }

@@ -1,6 +1,7 @@
 import { and, eq, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { socialAccounts } from "../../db/schema";
+import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { presentSocialAccount, type SocialAccountResource } from "../../presenters/resources";
 import type { AccountCredentials } from "../social-accounts/credentials";
@@ -16,12 +17,24 @@ export interface AccountToStore {
   credentials: AccountCredentials;
   tokenExpiresAt: number | null;
   meta: Record<string, unknown>;
+  /**
+   * The origin that answers for the account (Mastodon instance, Bluesky PDS from the verified DID document); ''
+   * or absent for single-server networks. Part of the identity.
+   */
+  server?: string;
 }
 
 /**
- * Connect or reconnect: one row per (workspace, platform, network account id) — the unique index of migration
- * 0008. Connecting an identity again keeps its row id (posts keep pointing at it), replaces its tokens and
- * profile, merges meta and sets it connected and active. All accounts of one pick are written in one batch.
+ * Connect or reconnect: one row per (workspace, platform, network account id, server) — the unique index of
+ * migrations 0008 and 0011. Connecting an identity again keeps its row id (posts keep pointing at it), replaces
+ * its tokens and profile, merges meta and sets it connected and active. All accounts of one pick are written in one
+ * batch.
+ *
+ * A reconnect never moves an account to another server (issue 25, docs/security.md "Connected accounts:
+ * identity"): the same Mastodon id on another instance is another account (a new row); a Bluesky DID whose
+ * verified PDS differs from the one its connected row is bound to is refused (409) — the DID is one account, and it
+ * moves only by being connected again after its row was disconnected. A Bluesky row from before migration 0011
+ * (server '') is bound to the server of its first verified reconnect.
  */
 export async function upsertAccounts(
   ctx: ServiceContext,
@@ -35,7 +48,13 @@ export async function upsertAccounts(
   const identified = accounts.filter((a) => a.platformUserId !== null);
   const existing = identified.length
     ? await ctx.db
-        .select({ id: socialAccounts.id, platform: socialAccounts.platform, puid: socialAccounts.platformUserId })
+        .select({
+          id: socialAccounts.id,
+          platform: socialAccounts.platform,
+          puid: socialAccounts.platformUserId,
+          server: socialAccounts.server,
+          status: socialAccounts.status,
+        })
         .from(socialAccounts)
         .where(
           and(
@@ -48,9 +67,30 @@ export async function upsertAccounts(
           ),
         )
     : [];
-  const ids = accounts.map(
-    (a) => existing.find((e) => e.platform === a.platform && e.puid === a.platformUserId)?.id ?? newId(),
-  );
+  const servers = accounts.map((a) => a.server ?? "");
+  /** Legacy Bluesky rows (server '') bound now: the UPDATE runs in the batch before their upsert. */
+  const bind: { id: string; server: string }[] = [];
+  const ids = accounts.map((a, i) => {
+    const same = existing.filter((e) => e.platform === a.platform && e.puid === a.platformUserId);
+    const exact = same.find((e) => e.server === servers[i]);
+    if (exact) return exact.id;
+    if (a.platform === "bluesky") {
+      const legacy = same.find((e) => e.server === "");
+      if (legacy) {
+        bind.push({ id: legacy.id, server: servers[i]! });
+        return legacy.id;
+      }
+      const elsewhere = same.find((e) => e.status !== "disconnected");
+      if (elsewhere) {
+        throw conflict(
+          `This Bluesky account (${a.platformUserId}) is connected through ${elsewhere.server}, and its DID document ` +
+            `now names ${servers[i]}. A connected account never moves to another server: disconnect it ` +
+            `(DELETE /api/social-accounts/${elsewhere.id}) and connect it again.`,
+        );
+      }
+    }
+    return newId();
+  });
   // Seal first: query builders are thenables, so they must not pass through an await before the batch.
   // Sealed for the row id they will live in (AES-GCM additional data, docs/security.md).
   const sealed = await Promise.all(accounts.map((a, i) => sealCredentials(ctx, ids[i]!, a.credentials)));
@@ -62,6 +102,7 @@ export async function upsertAccounts(
         workspaceId,
         platform: a.platform,
         platformUserId: a.platformUserId,
+        server: servers[i]!,
         displayName: a.displayName.slice(0, 255),
         username: a.username.slice(0, 255),
         avatarUrl: a.avatarUrl,
@@ -74,7 +115,12 @@ export async function upsertAccounts(
         updatedAt: now,
       })
       .onConflictDoUpdate({
-        target: [socialAccounts.workspaceId, socialAccounts.platform, socialAccounts.platformUserId],
+        target: [
+          socialAccounts.workspaceId,
+          socialAccounts.platform,
+          socialAccounts.platformUserId,
+          socialAccounts.server,
+        ],
         targetWhere: sql`platform_user_id IS NOT NULL`,
         set: {
           displayName: sql`excluded.display_name`,
@@ -93,9 +139,15 @@ export async function upsertAccounts(
       .returning(),
   );
   const events = ids.map((id) => accountEvent(ctx, "account.connected", id));
-  const [first, ...rest] = statements;
+  const binds = bind.map((b) =>
+    ctx.db
+      .update(socialAccounts)
+      .set({ server: b.server })
+      .where(and(eq(socialAccounts.id, b.id), eq(socialAccounts.server, ""))),
+  );
+  const [first, ...rest] = [...binds, ...statements];
   const results = await ctx.db.batch([first!, ...rest, ...events]);
   return results
-    .slice(0, statements.length)
+    .slice(binds.length, binds.length + statements.length)
     .map((rows) => presentSocialAccount((rows as (typeof socialAccounts.$inferSelect)[])[0]!));
 }

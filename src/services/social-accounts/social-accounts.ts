@@ -7,7 +7,7 @@ import { upsertAccounts } from "../connect/upsert-accounts";
 import { accountEvent } from "../webhooks/outbox";
 import type { AccountCredentials } from "./credentials";
 import { fetchMastodonLimits, limitsMeta } from "./mastodon-instance";
-import { verifyBluesky, verifyMastodon } from "./verify-account";
+import { originOf, verifyBluesky, verifyMastodon } from "./verify-account";
 
 export interface ConnectAccountInput {
   platform: string;
@@ -47,17 +47,19 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
   let avatarUrl = input.avatar_url ?? null;
   let credentials: AccountCredentials;
   let tokenExpiresAt: number | null = input.credentials.expires_at ?? null;
+  let server = "";
 
   if (input.platform === "bluesky") {
     const service = String(meta.service ?? DEFAULT_BLUESKY_SERVICE).replace(/\/+$/, "");
     meta.service = service;
     const session = await verifyBluesky(
-      outboundPolicy(ctx),
+      { ...outboundPolicy(ctx), plcUrl: ctx.config.BLUESKY_PLC_URL },
       service,
       input.credentials.identifier ?? "",
       input.credentials.app_password ?? "",
     );
     platformUserId = session.did;
+    server = session.pds;
     meta.did = session.did;
     username = username || session.handle;
     credentials = session.credentials;
@@ -70,6 +72,8 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
     const limits = await fetchMastodonLimits(outboundPolicy(ctx), instance);
     if (limits) Object.assign(meta, limitsMeta(limits, ctx.now()));
     platformUserId = account.id;
+    // The id is the instance's: the account is that id AT this instance (issue 25).
+    server = originOf(instance);
     avatarUrl = avatarUrl ?? account.avatar;
     credentials = { access_token: input.credentials.access_token };
     tokenExpiresAt = null;
@@ -92,6 +96,7 @@ export async function connectSocialAccount(ctx: WorkspaceContext, input: Connect
       credentials,
       tokenExpiresAt,
       meta,
+      server,
     },
   ]);
   return account!;

@@ -50,7 +50,25 @@ async function askServer<T>(
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 const str = (v: unknown) => (typeof v === "string" ? v : undefined);
 
-export async function verifyBluesky(policy: OutboundPolicy, service: string, identifier: string, appPassword: string) {
+/** The outbound policy of a Bluesky verification, and the PLC directory that resolves did:plc (BLUESKY_PLC_URL). */
+export interface BlueskyVerifyPolicy extends OutboundPolicy {
+  plcUrl: string;
+}
+
+/**
+ * Logs in at `service` with an app password, then proves the identity it answered (issue 25, docs/security.md
+ * "Connected accounts: identity"): the DID's document (did:plc from the PLC directory, did:web from
+ * `https://<host>/.well-known/did.json`) must name an `#atproto_pds`, and that PDS must be `service` itself or accept
+ * the session `service` issued (`com.atproto.server.getSession` answering the same DID — an entryway such as
+ * bsky.social, or a proxy). A server that merely claims someone else's DID fails: the real PDS refuses its token.
+ * `pds` (an origin) is the server the account is bound to.
+ */
+export async function verifyBluesky(
+  policy: BlueskyVerifyPolicy,
+  service: string,
+  identifier: string,
+  appPassword: string,
+) {
   const res = await askServer<unknown>(
     policy,
     "meta.service",
@@ -77,7 +95,57 @@ export async function verifyBluesky(policy: OutboundPolicy, service: string, ide
     access_jwt: accessJwt,
     refresh_jwt: refreshJwt,
   };
-  return { did, handle: str(body.handle) ?? identifier, credentials: creds };
+  const pds = await didDocumentPds(policy, did);
+  if (originOf(service) !== pds) {
+    const check = await askServer<unknown>(
+      policy,
+      "meta.service",
+      "Bluesky server",
+      `${pds}/xrpc/com.atproto.server.getSession`,
+      { headers: { Authorization: `Bearer ${accessJwt}`, Accept: "application/json" } },
+    );
+    if (!check.ok || !isObject(check.body) || check.body.did !== did) {
+      throw invalid(
+        "meta.service",
+        `The Bluesky server ${originOf(service)} cannot sign in as ${did}: its DID document names ${pds} as the ` +
+          "account's server, and that server did not accept the session.",
+      );
+    }
+  }
+  return { did, handle: str(body.handle) ?? identifier, credentials: creds, pds };
+}
+
+/** A URL's origin (scheme, lowercased host, port); "" when it is not a URL. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+/** The `#atproto_pds` origin of a DID's document; 422 when the DID cannot be resolved or names no PDS. */
+async function didDocumentPds(policy: BlueskyVerifyPolicy, did: string): Promise<string> {
+  let url: string;
+  if (/^did:plc:[a-z0-9]+$/.test(did)) url = `${policy.plcUrl.replace(/\/+$/, "")}/${did}`;
+  else if (/^did:web:[a-z0-9.-]+$/i.test(did)) url = `https://${did.slice("did:web:".length)}/.well-known/did.json`;
+  else
+    throw invalid(
+      "meta.service",
+      `The Bluesky server answered with ${did.slice(0, 100)}, a DID that cannot be verified.`,
+    );
+  const res = await askServer<unknown>(policy, "meta.service", "Bluesky identity directory", url, {
+    headers: { Accept: "application/json" },
+  });
+  const doc = isObject(res.body) ? res.body : {};
+  const services = Array.isArray(doc.service) ? doc.service : [];
+  const endpoint = services.find(
+    (svc) => isObject(svc) && (svc.id === "#atproto_pds" || svc.id === `${did}#atproto_pds`),
+  )?.serviceEndpoint;
+  const pds = typeof endpoint === "string" ? originOf(endpoint) : "";
+  if (!res.ok || doc.id !== did || !pds || pds === "null")
+    throw invalid("meta.service", `The DID document of ${did} could not be read or names no Bluesky server (PDS).`);
+  return pds;
 }
 
 export async function verifyMastodon(policy: OutboundPolicy, instance: string, accessToken: string) {

@@ -62,7 +62,10 @@ export class FakeBluesky extends ScriptedFake {
   blobLimitBytes = 1_000_000;
 
   install(): () => void {
-    const off = [BSKY_PDS, BSKY_VIDEO, BSKY_APPVIEW, BSKY_PLC].map((o) => fakeOrigin(o, (req) => this.serve(req)));
+    // The account's own PDS (its DID document's #atproto_pds) answers for the sessions the entryway issues, as
+    // bsky.social's PDS hosts do: the connect checks the session there (issue 25).
+    const origins = new Set([BSKY_PDS, BSKY_VIDEO, BSKY_APPVIEW, BSKY_PLC, new URL(this.pdsEndpoint).origin]);
+    const off = [...origins].map((o) => fakeOrigin(o, (req) => this.serve(req)));
     return () => {
       for (const f of off) f();
     };
@@ -193,6 +196,11 @@ export class FakeBluesky extends ScriptedFake {
         }
         this.refreshTokens.delete(token);
         return this.ok(this.issueSession());
+      }
+      case "com.atproto.server.getSession": {
+        const denied = this.auth(req);
+        if (denied) return denied;
+        return this.ok({ did: this.did, handle: this.userHandle, active: true });
       }
       case "com.atproto.identity.resolveHandle": {
         const did = this.handles.get(q.get("handle") ?? "");
