@@ -5,7 +5,7 @@ import { setLogLevel } from "./lib/logger";
 import { handleDeadLetterBatch, handlePublishBatch } from "./publishing/consumer";
 import { backgroundContext } from "./publishing/context";
 import { runCron } from "./publishing/cron";
-import { queueKind } from "./queues";
+import { queueKind, withoutHealthProbes } from "./queues";
 import { handleWebhookBatch } from "./services/webhooks/consumer";
 
 export { UploadGuard } from "./durable-objects/upload-guard";
@@ -17,8 +17,10 @@ export default {
     setLogLevel(loadConfig(env).LOG_LEVEL);
     return app.fetch(request, env, ctx);
   },
-  async queue(batch, env, ctx) {
+  async queue(received, env, ctx) {
     setLogLevel(loadConfig(env).LOG_LEVEL);
+    const batch = withoutHealthProbes(received);
+    if (!batch) return;
     const kind = queueKind(batch.queue);
     if (kind === "webhook") await handleWebhookBatch(backgroundContext(env, ctx, crypto.randomUUID()), batch);
     else if (kind === "dead-letter") await handleDeadLetterBatch(batch, env, ctx);

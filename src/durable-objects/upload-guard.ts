@@ -48,6 +48,12 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
     );
   }
 
+  /** The deep health check's probe: answers through this object's own SQLite storage. */
+  async ping(): Promise<"ok"> {
+    this.#sql.exec("SELECT 1").toArray();
+    return "ok";
+  }
+
   /** Counts one request in a fixed window and says whether it is within `limit`. Every call counts. */
   async hit(key: string, limit: number, windowSeconds: number, nowMs = Date.now()): Promise<WindowResult> {
     const { allowed, remaining, retryAfterSeconds } = await this.#take(key, limit, windowSeconds, nowMs, 1);

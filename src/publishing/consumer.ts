@@ -1,12 +1,13 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import { inJsonArray } from "../db/json-params";
-import { postPlatforms } from "../db/schema";
+import { deadLetters, postPlatforms } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { dispatchRecordedEvents } from "../services/webhooks/kick";
 import { postPlatformEvents, postSettledEvent } from "../services/webhooks/outbox";
 import { backgroundContext } from "./context";
 import { PUBLISH_ERRORS } from "./errors";
 import { type PublishMessage, PublishMessageSchema } from "./messages";
+import { recordPublishOutcome } from "./outcomes";
 import { type PublishOptions, publishRow } from "./publish-row";
 import { retryDelaySeconds } from "./retry-policy";
 import { recomputePostStatus } from "./status";
@@ -51,7 +52,9 @@ export async function handlePublishBatch(
 
 /**
  * The `publish-jobs-dlq` consumer: a message that ran out of deliveries without settling its row fails the row
- * with the last error it recorded, and settles the post.
+ * with the last error it recorded, and settles the post. Every message (even one that does not parse) is stored in
+ * `dead_letters`, keyed by its message id so a second delivery stores nothing new, with the row's error, to be
+ * listed and replayed by an operator (src/services/dead-letters, docs/runbook.md).
  */
 export async function handleDeadLetterBatch(
   batch: MessageBatch<unknown>,
@@ -59,9 +62,29 @@ export async function handleDeadLetterBatch(
   ctx: ExecutionContext,
 ): Promise<void> {
   const sctx = backgroundContext(env, ctx, crypto.randomUUID());
-  const bodies = batch.messages.map((m) => parse(m, batch.queue)).filter((b): b is PublishMessage => b !== null);
+  const now = sctx.now();
+  const parsed = batch.messages.map((m) => ({ message: m, body: parse(m, batch.queue) }));
+  const bodies = parsed.map((p) => p.body).filter((b): b is PublishMessage => b !== null);
+  const store = parsed.map(({ message, body }) =>
+    sctx.db
+      .insert(deadLetters)
+      .values({
+        id: message.id,
+        queue: batch.queue,
+        messageId: message.id,
+        body: JSON.stringify(message.body ?? null),
+        postPlatformId: body?.post_platform_id ?? null,
+        workspaceId: body?.workspace_id ?? null,
+        attempts: message.attempts,
+        // Read after the row was failed below (a batch runs in order), so it is the error the row ended with.
+        error: body
+          ? sql`(SELECT ${postPlatforms.errorMessage} FROM ${postPlatforms} WHERE ${postPlatforms.id} = ${body.post_platform_id})`
+          : "message did not parse",
+        createdAt: now,
+      })
+      .onConflictDoNothing(),
+  );
   if (bodies.length > 0) {
-    const now = sctx.now();
     const rowIds = bodies.map((b) => b.post_platform_id);
     const [failed] = await sctx.db.batch([
       sctx.db
@@ -78,9 +101,12 @@ export async function handleDeadLetterBatch(
             eq(postPlatforms.enabled, true),
           ),
         )
-        .returning({ id: postPlatforms.id, postId: postPlatforms.postId }),
+        .returning({ id: postPlatforms.id, postId: postPlatforms.postId, platform: postPlatforms.platform }),
       postPlatformEvents(sctx, rowIds, now),
+      ...store,
     ]);
+    const workspaceOf = new Map(bodies.map((b) => [b.post_platform_id, b.workspace_id]));
+    for (const r of failed) recordPublishOutcome(sctx.env, r.platform, "dead_lettered", workspaceOf.get(r.id));
     const postIds = [...new Set(failed.map((r) => r.postId))];
     if (postIds.length > 0) {
       const [first, ...rest] = postIds.flatMap((id) => [
@@ -90,6 +116,9 @@ export async function handleDeadLetterBatch(
       await sctx.db.batch([first!, ...rest]);
     }
     if (failed.length > 0) log("warn", "publish_dead_lettered", { rows: failed.map((r) => r.id) });
+  } else if (store.length > 0) {
+    const [first, ...rest] = store;
+    await sctx.db.batch([first!, ...rest]);
   }
   batch.ackAll();
   dispatchRecordedEvents(sctx);

@@ -23,6 +23,7 @@ import { createAdapterContext } from "./context";
 import { PUBLISH_ERRORS, RowFailure } from "./errors";
 import { fitMediaForRow } from "./fit-media";
 import type { PublishMessage } from "./messages";
+import { recordPublishOutcome } from "./outcomes";
 import { isFinalAttempt, PUBLISH_MAX_RETRIES, retryDelaySeconds } from "./retry-policy";
 import {
   ClaimLost,
@@ -84,6 +85,7 @@ export async function publishRow(
     }
     await markRowPublished(ctx, row, result);
     log("info", "publish_succeeded", { post_platform_id: row.id, platform: row.platform, attempt });
+    recordPublishOutcome(ctx.env, row.platform, "published", msg.workspace_id);
     return { action: "ack", result: "published" };
   } catch (err) {
     return handleFailure(ctx, row, err, attempt, opts.maxRetries ?? PUBLISH_MAX_RETRIES);
@@ -122,10 +124,12 @@ async function handleFailure(
     const delaySeconds = retryDelaySeconds(attempt, hint);
     await noteRetry(ctx, row, message);
     log("warn", "publish_retry", { post_platform_id: row.id, platform: row.platform, attempt, delaySeconds, message });
+    recordPublishOutcome(ctx.env, row.platform, "retry");
     return { action: "retry", delaySeconds };
   }
   await markRowFailed(ctx, row, message);
   log("warn", "publish_failed", { post_platform_id: row.id, platform: row.platform, attempt, message });
+  recordPublishOutcome(ctx.env, row.platform, "failed");
   return { action: "ack", result: "failed" };
 }
 

@@ -1,5 +1,6 @@
 import type { App } from "../types";
 import { adminGate, registerCreateWorkspace } from "./admin/create-workspace";
+import { registerDeadLetters } from "./admin/dead-letters";
 import { registerApiKeys } from "./api-keys/api-keys";
 import { registerHostedConnect } from "./connect/hosted-connect";
 import { registerCreateConnectLink } from "./connect-links/create-connect-link";
@@ -28,6 +29,7 @@ export const registrars: ((app: App) => unknown)[] = [
   registerHealth,
   adminGate,
   registerCreateWorkspace,
+  registerDeadLetters,
   registerGetWorkspace,
   registerApiKeys,
   registerLabels,

@@ -1,4 +1,5 @@
 export * from "./connect";
+export * from "./dead-letters";
 export * from "./idempotency";
 export * from "./labels";
 export * from "./lifecycle";

@@ -33,12 +33,16 @@ export const registerCreateWorkspace = (app: App) =>
     return c.json(await createWorkspaceWithKey(service, { name: body.name }), 201);
   });
 
+/** 404 when ADMIN_TOKEN is not set, 401 unless the Authorization header carries it. */
+export function requireAdminToken(expected: string | undefined, authorization: string | undefined): void {
+  if (!expected) throw notFound();
+  const given = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "")?.[1] ?? "";
+  if (!timingSafeEqual(given, expected)) throw unauthenticated();
+}
+
 /** Runs before body validation so a caller without the admin token learns nothing about the body rules. */
 export const adminGate = (app: App) =>
   app.use("/api/admin/*", async (c, next) => {
-    const expected = c.get("service").config.ADMIN_TOKEN;
-    if (!expected) throw notFound();
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("Authorization") ?? "")?.[1] ?? "";
-    if (!timingSafeEqual(given, expected)) throw unauthenticated();
+    requireAdminToken(c.get("service").config.ADMIN_TOKEN, c.req.header("Authorization"));
     await next();
   });

@@ -1,0 +1,96 @@
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { deliver } from "../publishing/support";
+import { call } from "../support/harness";
+
+const admin = { Authorization: `Bearer ${env.ADMIN_TOKEN}` };
+const okCheck = { status: "ok", latency_ms: expect.any(Number) };
+
+/** The probes the deep check sends, recorded instead of handed to the local queues' consumers. */
+function recordProbes() {
+  const sent: { queue: string; body: unknown }[] = [];
+  for (const [queue, binding] of [
+    ["publish", env.PUBLISH_QUEUE],
+    ["webhook", env.WEBHOOK_QUEUE],
+  ] as const) {
+    vi.spyOn(binding, "send").mockImplementation(async (body) => {
+      sent.push({ queue, body });
+      return {} as QueueSendResponse;
+    });
+  }
+  return sent;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("GET /api/health", () => {
+  it("answers at once without deep, and needs no token", async () => {
+    const res = await call("GET", "/api/health");
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: "ok" });
+  });
+
+  it("deep=1 needs the admin token", async () => {
+    const sent = recordProbes();
+    for (const headers of [{}, { Authorization: "Bearer nope" }] as Record<string, string>[]) {
+      const res = await call("GET", "/api/health?deep=1", { headers });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: "Unauthenticated." });
+    }
+    expect(sent).toEqual([]);
+  });
+
+  it("deep=1 checks D1, R2, KV, both queue producers and the Durable Object, each with its latency", async () => {
+    const sent = recordProbes();
+    const res = await call("GET", "/api/health?deep=1", { headers: admin });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      status: "ok",
+      checks: {
+        d1: okCheck,
+        r2: okCheck,
+        kv: okCheck,
+        publish_queue: okCheck,
+        webhook_queue: okCheck,
+        durable_object: okCheck,
+      },
+    });
+    expect(sent).toEqual([
+      { queue: "publish", body: { health_probe: expect.any(String) } },
+      { queue: "webhook", body: { health_probe: expect.any(String) } },
+    ]);
+  });
+
+  it("deep=1 answers 503 naming the dependency that failed", async () => {
+    recordProbes();
+    vi.spyOn(env.METRICS_CACHE, "get").mockRejectedValue(new Error("KV is unavailable"));
+    const res = await call("GET", "/api/health?deep=1", { headers: admin });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      status: "degraded",
+      checks: {
+        d1: okCheck,
+        r2: okCheck,
+        kv: { status: "error", latency_ms: expect.any(Number), error: "KV is unavailable" },
+        publish_queue: okCheck,
+        webhook_queue: okCheck,
+        durable_object: okCheck,
+      },
+    });
+  });
+
+  it("every consumer acks a probe unread", async () => {
+    for (const queue of ["publish-jobs", "publish-jobs-dlq", "webhook-deliveries"]) {
+      const result = await deliver([{ health_probe: "req-1" }], { queue });
+      expect(result).toEqual({
+        outcome: "ok",
+        ackAll: false,
+        retryBatch: { retry: false },
+        explicitAcks: ["msg-0"],
+        retryMessages: [],
+      });
+    }
+    const stored = await env.DB.prepare("SELECT COUNT(*) AS n FROM dead_letters").first<{ n: number }>();
+    expect(stored!.n).toBe(0);
+  });
+});
