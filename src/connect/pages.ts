@@ -15,9 +15,21 @@ h1{font-size:1.5rem}ul{list-style:none;padding:0}li{margin:.5rem 0}
 button{font:inherit;padding:.4rem .9rem;cursor:pointer}input[type=text],input[type=url],input[type=password]{font:inherit;padding:.3rem;width:100%;box-sizing:border-box}
 fieldset{margin:1rem 0;border:1px solid #bbb;padding:.8rem}label{display:block;margin:.3rem 0}
 .error{border-left:4px solid #b00020;padding:.5rem 1rem;background:#fdecee}.ok{border-left:4px solid #1b7f3b;padding:.5rem 1rem;background:#e9f7ee}
-img{vertical-align:middle;border-radius:50%;margin-right:.4rem}small{color:#555}`;
+img{vertical-align:middle;border-radius:50%;margin-right:.4rem}small{color:#555}.who{background:#f3f4f6;padding:.5rem 1rem}`;
 
-export function page(title: string, body: string): string {
+/** Who asks: the workspace (and the link's purpose), named on every hosted page that knows them (issue 25). */
+export interface Requester {
+  workspace: string;
+  purpose: string | null;
+}
+
+function requesterLine(requester: Requester | null | undefined): string {
+  if (!requester) return "";
+  const purpose = requester.purpose ? `<br>Purpose: ${escapeHtml(requester.purpose)}` : "";
+  return `<p class="who">Workspace: <strong>${escapeHtml(requester.workspace)}</strong>${purpose}</p>\n`;
+}
+
+export function page(title: string, body: string, requester?: Requester | null): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -30,7 +42,7 @@ export function page(title: string, body: string): string {
 <body>
 <main>
 <h1>${escapeHtml(title)}</h1>
-${body}
+${requesterLine(requester)}${body}
 </main>
 </body>
 </html>`;
@@ -62,6 +74,7 @@ export function linkPage(opts: {
   blueskyAction: string;
   csrf: string;
   networks: NetworkChoice[];
+  requester: Requester;
   message?: { kind: "error" | "ok"; text: string };
 }): string {
   const csrf = `<input type="hidden" name="csrf" value="${escapeHtml(opts.csrf)}">`;
@@ -94,12 +107,13 @@ export function linkPage(opts: {
 <button type="submit">Connect Bluesky</button></fieldset></form>`;
   return page(
     "Connect your social accounts",
-    `${notice}<p>Choose a network. You will sign in on the network's own site and come back here.</p>
+    `${notice}<p>The workspace above asks to publish to your accounts. Choose a network: you will sign in on the network's own site and come back here.</p>
 <nav aria-label="Networks"><ul>
 ${buttons}
 </ul></nav>
 ${mastodonForm}
 ${bluesky}`,
+    opts.requester,
   );
 }
 
@@ -117,6 +131,7 @@ export function selectionPage(opts: {
   label: string;
   kind: "many" | "one-of";
   choices: SelectionChoice[];
+  requester: Requester | null;
   error?: string;
 }): string {
   const type = opts.kind === "many" ? "checkbox" : "radio";
@@ -141,15 +156,39 @@ ${items}
 </ul></fieldset>
 <button type="submit">Connect</button>
 </form>`,
+    opts.requester,
   );
 }
 
-export function resultPage(opts: { ok: boolean; title: string; text: string; accounts?: string[] }): string {
+export function resultPage(opts: {
+  ok: boolean;
+  title: string;
+  text: string;
+  accounts?: string[];
+  requester?: Requester | null;
+}): string {
   const list = opts.accounts?.length
     ? `<ul>${opts.accounts.map((a) => `<li>${escapeHtml(a)}</li>`).join("")}</ul>`
     : "";
   return page(
     opts.title,
     `<p class="${opts.ok ? "ok" : "error"}" role="${opts.ok ? "status" : "alert"}">${escapeHtml(opts.text)}</p>${list}<p>You can close this window.</p>`,
+    opts.requester,
+  );
+}
+
+/**
+ * The first-party hop of a flow started through the API: names who asks, and only a deliberate "Continue" (a POST,
+ * which link scanners and previews do not send) binds the flow to this browser and goes to the network.
+ */
+export function authorizePage(opts: { action: string; csrf: string; label: string; requester: Requester }): string {
+  return page(
+    `Connect your ${opts.label} account`,
+    `<p>The workspace above asks to publish to your ${escapeHtml(opts.label)} account. Continue only if you expected this request: you will sign in on ${escapeHtml(opts.label)}'s own site and come back here.</p>
+<form method="post" action="${escapeHtml(opts.action)}">
+<input type="hidden" name="csrf" value="${escapeHtml(opts.csrf)}">
+<button type="submit">Continue to ${escapeHtml(opts.label)}</button>
+</form>`,
+    opts.requester,
   );
 }

@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import type { SocialAccountResource } from "../presenters/resources";
 import type { CallbackResult, ConnectFailure } from "../services/connect/complete-connect";
 import type { AppEnv } from "../types";
-import { PAGE_HEADERS, resultPage } from "./pages";
+import { PAGE_HEADERS, type Requester, resultPage } from "./pages";
 
 /** How a finished connect answers the browser: back to the caller's redirect URL, or a page of ours. */
 
@@ -27,6 +27,7 @@ export function connectedResponse(
   platform: string,
   accounts: SocialAccountResource[],
   redirectUrl: string | null,
+  requester: Requester | null,
 ): Response {
   if (redirectUrl) {
     return seeOther(withParams(redirectUrl, { connected: platform, accounts: accounts.map((a) => a.id).join(",") }));
@@ -38,13 +39,14 @@ export function connectedResponse(
       title: "Account connected",
       text: `${accounts.length === 1 ? "This account is" : `These ${accounts.length} accounts are`} now connected.`,
       accounts: accounts.map((a) => `${a.display_name} (${a.platform})`),
+      requester,
     }),
   );
 }
 
 export function callbackResponse(c: Context<AppEnv>, result: CallbackResult): Response {
   if (result.kind === "select") return seeOther(`/connect/select/${result.selectionToken}`);
-  return connectedResponse(c, result.platform, result.accounts, result.redirectUrl);
+  return connectedResponse(c, result.platform, result.accounts, result.redirectUrl, result.requester);
 }
 
 export function failureResponse(c: Context<AppEnv>, failure: ConnectFailure): Response {
@@ -53,10 +55,15 @@ export function failureResponse(c: Context<AppEnv>, failure: ConnectFailure): Re
       withParams(failure.redirectUrl, { error: failure.error.code, error_description: failure.error.message }),
     );
   }
-  const status = failure.error.code === "revoked" ? 403 : 400;
+  const status = failure.error.code === "revoked" || failure.error.code === "browser_mismatch" ? 403 : 400;
   return html(
     c,
-    resultPage({ ok: false, title: "The account was not connected", text: failure.error.message }),
+    resultPage({
+      ok: false,
+      title: "The account was not connected",
+      text: failure.error.message,
+      requester: failure.requester,
+    }),
     status,
   );
 }

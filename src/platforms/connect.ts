@@ -102,7 +102,8 @@ export type ConnectErrorCode =
   | "no_accounts"
   | "not_configured"
   | "network_error"
-  | "revoked";
+  | "revoked"
+  | "browser_mismatch";
 
 /** A failed connect step: rendered as an HTML page and as `?error=<code>` on the redirect URL. */
 export class ConnectError extends Error {

@@ -110,11 +110,11 @@ describe("connect flow per network", () => {
     );
 
     const started = Date.now();
-    const { start, callback } = await connectThroughApi(ws, {
+    const { start, consentAt, callback } = await connectThroughApi(ws, {
       platform: "x",
       redirect_url: "https://app.example/done",
     });
-    const consentUrl = new URL(start.body.url);
+    const consentUrl = new URL(consentAt);
     expect(consentUrl.origin + consentUrl.pathname).toBe("https://x-auth.fake/i/oauth2/authorize");
     expect(Object.fromEntries(consentUrl.searchParams)).toEqual({
       response_type: "code",
@@ -157,8 +157,8 @@ describe("connect flow per network", () => {
       "li-connected-token",
     );
 
-    const { start, callback } = await connectThroughApi(ws, { platform: "linkedin" });
-    const consentUrl = new URL(start.body.url);
+    const { consentAt, callback } = await connectThroughApi(ws, { platform: "linkedin" });
+    const consentUrl = new URL(consentAt);
     expect(consentUrl.origin + consentUrl.pathname).toBe("https://linkedin-oauth.fake/oauth/v2/authorization");
     expect(consentUrl.searchParams.get("scope")).toBe("openid profile w_member_social");
     expect(consentUrl.searchParams.get("code_challenge")).toBeNull();
@@ -182,8 +182,8 @@ describe("connect flow per network", () => {
       "li-page-token",
     );
 
-    const { start, callback } = await connectThroughApi(ws, { platform: "linkedin-page" });
-    expect(new URL(start.body.url).searchParams.get("scope")).toBe(
+    const { consentAt, callback } = await connectThroughApi(ws, { platform: "linkedin-page" });
+    expect(new URL(consentAt).searchParams.get("scope")).toBe(
       "openid profile w_member_social w_organization_social r_organization_social rw_organization_admin",
     );
     const done = await pickAccounts(callback, [0, 1]);
@@ -206,8 +206,8 @@ describe("connect flow per network", () => {
       "fb-user-token",
     );
 
-    const { start, callback } = await connectThroughApi(ws, { platform: "facebook" });
-    const consentUrl = new URL(start.body.url);
+    const { consentAt, callback } = await connectThroughApi(ws, { platform: "facebook" });
+    const consentUrl = new URL(consentAt);
     expect(consentUrl.origin + consentUrl.pathname).toBe("https://facebook-auth.fake/v23.0/dialog/oauth");
     expect(consentUrl.searchParams.get("scope")).toBe(
       "pages_show_list,pages_read_engagement,pages_manage_posts,read_insights,business_management,pages_manage_engagement",
@@ -259,8 +259,8 @@ describe("connect flow per network", () => {
       }),
       "ig-short",
     );
-    const { start, callback } = await connectThroughApi(ws, { platform: "instagram" });
-    const consentUrl = new URL(start.body.url);
+    const { consentAt, callback } = await connectThroughApi(ws, { platform: "instagram" });
+    const consentUrl = new URL(consentAt);
     expect(consentUrl.origin + consentUrl.pathname).toBe("https://instagram-auth.fake/oauth/authorize");
     expect(consentUrl.searchParams.get("client_id")).toBe("ig-app");
     expect(callback.status).toBe(200);
@@ -294,8 +294,8 @@ describe("connect flow per network", () => {
       fakeTikTokOAuth({ authOrigin: "https://tiktok-auth.fake", apiOrigin: "https://tiktok.fake" }),
       "tt-connected-token",
     );
-    const { start, callback } = await connectThroughApi(ws, { platform: "tiktok" });
-    const consentUrl = new URL(start.body.url);
+    const { consentAt, callback } = await connectThroughApi(ws, { platform: "tiktok" });
+    const consentUrl = new URL(consentAt);
     expect(consentUrl.searchParams.get("client_key")).toBe("tt-key");
     expect(consentUrl.searchParams.get("code_challenge_method")).toBe("S256");
     expect(net.oauth.tokenRequests[0]!.get("code_verifier")).toMatch(/^[A-Za-z0-9_-]{64}$/);
@@ -320,8 +320,8 @@ describe("connect flow per network", () => {
       }),
       "yt-connected-token",
     );
-    const { start, callback } = await connectThroughApi(ws, { platform: "youtube" });
-    const consentUrl = new URL(start.body.url);
+    const { consentAt, callback } = await connectThroughApi(ws, { platform: "youtube" });
+    const consentUrl = new URL(consentAt);
     expect(consentUrl.searchParams.get("access_type")).toBe("offline");
     expect(consentUrl.searchParams.get("code_challenge_method")).toBe("S256");
     const done = await pickAccounts(callback, [1]);
@@ -358,8 +358,11 @@ describe("connect flow per network", () => {
     cleanups.push(masto.install());
     masto.tokens.add("masto-connected-token");
     const net = use(fakeMastodonOAuth({ instance: MASTODON }), "masto-connected-token");
-    const { start, callback } = await connectThroughApi(ws, { platform: "mastodon", instance: "mastodon.fake" });
-    const consentUrl = new URL(start.body.url);
+    const { consentAt, callback } = await connectThroughApi(ws, {
+      platform: "mastodon",
+      instance: "mastodon.fake",
+    });
+    const consentUrl = new URL(consentAt);
     expect(consentUrl.origin + consentUrl.pathname).toBe(`${MASTODON}/oauth/authorize`);
     expect(consentUrl.searchParams.get("client_id")).toBe("masto-client-1");
     expect(callback.status).toBe(200);

@@ -5,7 +5,7 @@ import { FakeMastodon, MASTODON } from "../support/fakes/mastodon";
 import { fakeFacebookGraph } from "../support/fakes/meta";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { connectMcp } from "../support/mcp-client";
-import { browse, consent, formOf, pickAccounts, postForm } from "../support/oauth/browser";
+import { browse, consent, continueHop, formOf, pickAccounts, postForm } from "../support/oauth/browser";
 import { fakeFacebookOAuth, fakeMastodonOAuth } from "../support/oauth/fake-oauth";
 import { installOAuthNetwork } from "../support/oauth/install";
 
@@ -64,7 +64,9 @@ describe("POST /api/connect-links", () => {
     expect((link.structuredContent as { url: string }).url).toMatch(LINK_URL);
     const oauth = await client.callTool({ name: "connect-social-account-tool", arguments: { platform: "pinterest" } });
     expect(oauth.isError).toBeFalsy();
-    const url = new URL((oauth.structuredContent as { url: string }).url);
+    const hop = (oauth.structuredContent as { url: string }).url;
+    expect(hop).toMatch(/^https:\/\/api\.test\/connect\/authorize\/[A-Za-z0-9_-]{43}$/);
+    const url = new URL(await continueHop(hop));
     expect(url.origin + url.pathname).toBe("https://pinterest-auth.fake/oauth/");
     const refused = await client.callTool({
       name: "connect-social-account-tool",

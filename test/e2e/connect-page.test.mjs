@@ -164,7 +164,12 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
   const ws = await api("POST", "/api/admin/workspaces", { name: "E2E" }, ADMIN_TOKEN);
   assert.equal(ws.status, 201, wranglerLog);
   const key = ws.body.plain_token;
-  const link = await api("POST", "/api/connect-links", { redirect_url: `${fake.origin}/landed` }, key);
+  const link = await api(
+    "POST",
+    "/api/connect-links",
+    { redirect_url: `${fake.origin}/landed`, purpose: "Spring campaign" },
+    key,
+  );
   assert.equal(link.status, 201);
 
   const { chromium } = await import("playwright-core");
@@ -188,9 +193,16 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     const page = await browser.newPage();
     await page.goto(link.body.url);
     assert.equal(await page.title(), "Connect your social accounts");
+    // Issue 25: the page names who asks.
+    assert.match(await page.locator(".who").innerText(), /Workspace: E2E\s+Purpose: Spring campaign/);
     await page.getByRole("button", { name: "Connect Facebook Page" }).click();
     // The fake consent page approves at once and sends the browser back to the callback → selection page.
     await page.waitForURL(/\/connect\/select\//, { waitUntil: "domcontentloaded" });
+    // The start bound the flow to this browser with a __Host- cookie (the callback checked it to get here).
+    const [binding] = (await page.context().cookies(base)).filter((c) => c.name === "__Host-esp-connect");
+    assert.ok(binding, "the binding cookie was set");
+    assert.deepEqual([binding.httpOnly, binding.secure, binding.sameSite, binding.path], [true, true, "Lax", "/"]);
+    assert.match(await page.locator(".who").innerText(), /Workspace: E2E/);
     await page.getByLabel(/Acme Bakery/).check();
     await page.getByLabel(/Acme Cafe/).check();
     await page.screenshot({ path: path.join(ARTIFACTS, "connect-select-pages.png"), fullPage: true });

@@ -15,7 +15,7 @@ import { dataEvent } from "../../src/services/webhooks/outbox";
 import { FakeMastodon } from "../support/fakes/mastodon";
 import { FakeX } from "../support/fakes/x";
 import { type ApiResponse, BASE, createTestWorkspace, type TestWorkspace } from "../support/harness";
-import { consent } from "../support/oauth/browser";
+import { consent, cookieJar } from "../support/oauth/browser";
 import { fakeMastodonOAuth, fakeXOAuth } from "../support/oauth/fake-oauth";
 import { installOAuthNetwork } from "../support/oauth/install";
 import {
@@ -53,6 +53,9 @@ async function restartedCall(
 ): Promise<ApiResponse> {
   const headers: Record<string, string> = {};
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
+  // The same browser as the rest of the test: the connect flow's binding cookie goes along (issue 25).
+  const cookies = [...cookieJar()].map(([k, v]) => `${k}=${v}`).join("; ");
+  if (cookies) headers.Cookie = cookies;
   if (opts.body !== undefined) headers["Content-Type"] = "application/json";
   const ctx = createExecutionContext();
   const res = await worker.fetch!(

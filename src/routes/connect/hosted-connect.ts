@@ -1,5 +1,13 @@
 import type { Context } from "hono";
-import { CONNECT_FORM_MAX_BYTES, linkPage, type NetworkChoice, resultPage, selectionPage } from "../../connect/pages";
+import { bindingCookie, browserBinding } from "../../connect/browser";
+import {
+  authorizePage,
+  CONNECT_FORM_MAX_BYTES,
+  linkPage,
+  type NetworkChoice,
+  resultPage,
+  selectionPage,
+} from "../../connect/pages";
 import { connectedResponse, html, seeOther } from "../../connect/respond";
 import { AppError } from "../../lib/errors";
 import { readBoundedText } from "../../lib/read-body";
@@ -8,8 +16,10 @@ import { allConnectors, connectorFor } from "../../platforms/registry";
 import { FLOW_ENDED } from "../../services/connect/complete-connect";
 import { type LiveLink, linkExists, resolveConnectLink } from "../../services/connect/connect-links";
 import { issuingKeyLive, KEY_ENDED } from "../../services/connect/issuing-key";
+import { requesterOf } from "../../services/connect/requester";
 import { consumeSelection, type OpenSelection, readSelection } from "../../services/connect/selections";
 import { normalizeInstance, startConnect } from "../../services/connect/start-connect";
+import { bindState, readUnboundState } from "../../services/connect/states";
 import { mac, macMatches } from "../../services/connect/tokens";
 import { upsertAccounts } from "../../services/connect/upsert-accounts";
 import { verifyBluesky } from "../../services/social-accounts/verify-account";
@@ -22,6 +32,7 @@ import type { App, AppEnv } from "../../types";
  */
 const LINK_CSRF = "connect-link-form";
 const SELECT_CSRF = "connect-selection-form";
+const AUTHORIZE_CSRF = "connect-authorize-form";
 
 const GONE = "This connect link has expired or is unknown. Ask for a new one.";
 
@@ -56,6 +67,7 @@ function networks(c: Context<AppEnv>): NetworkChoice[] {
 
 async function renderLink(
   c: Context<AppEnv>,
+  link: LiveLink,
   token: string,
   status: 200 | 403 | 409 | 422 = 200,
   message?: { kind: "error" | "ok"; text: string },
@@ -65,6 +77,7 @@ async function renderLink(
     blueskyAction: `/connect/${token}/bluesky`,
     csrf: await mac(c.get("service"), LINK_CSRF, token),
     networks: networks(c),
+    requester: { workspace: link.workspaceName, purpose: link.purpose },
     message,
   });
   return html(c, body, status);
@@ -81,7 +94,7 @@ async function linkForm(
   const { link } = found;
   const form = await readForm(c);
   if (crossSite(c) || !(await macMatches(service, LINK_CSRF, token, form.get("csrf") ?? ""))) {
-    return { response: await renderLink(c, token, 403, { kind: "error", text: "The form expired. Try again." }) };
+    return { response: await renderLink(c, link, token, 403, { kind: "error", text: "The form expired. Try again." }) };
   }
   return { link, form, token };
 }
@@ -95,6 +108,11 @@ async function selectionEnded(c: Context<AppEnv>, selection: OpenSelection): Pro
   }
   return html(c, resultPage({ ok: false, title: "The account was not connected", text: FLOW_ENDED }), 403);
 }
+
+const AUTHORIZE_GONE =
+  "This sign-in link was already opened in a browser, or has expired. Ask for a new one: each link works in one browser.";
+const authorizeGone = (c: Context<AppEnv>) =>
+  html(c, resultPage({ ok: false, title: "Sign-in link used", text: AUTHORIZE_GONE }), 410);
 
 const selectionExpired = (c: Context<AppEnv>) =>
   html(
@@ -163,23 +181,55 @@ export function registerHostedConnect(app: App) {
     }
     const chosen = picks.map((i) => consumed.payload.candidates[i]!);
     const accounts = await upsertAccounts(service, consumed.workspaceId, chosen);
-    return connectedResponse(c, consumed.platform, accounts, consumed.payload.redirect_url);
+    const requester = await requesterOf(service, consumed.workspaceId, consumed.payload.link_id);
+    return connectedResponse(c, consumed.platform, accounts, consumed.payload.redirect_url, requester);
+  });
+
+  // The first-party hop of an API-started flow: a page naming who asks; "Continue" binds this browser and goes on.
+  app.get("/connect/authorize/:nonce", async (c) => {
+    const nonce = c.req.param("nonce");
+    const service = c.get("service");
+    const state = await readUnboundState(service, nonce);
+    if (!state) return authorizeGone(c);
+    const requester = await requesterOf(service, state.workspaceId, null);
+    const label = connectorFor(state.platform)?.label ?? state.platform;
+    const csrf = await mac(service, AUTHORIZE_CSRF, nonce);
+    return html(c, authorizePage({ action: `/connect/authorize/${nonce}`, csrf, label, requester: requester! }));
+  });
+
+  app.post("/connect/authorize/:nonce", async (c) => {
+    const nonce = c.req.param("nonce");
+    const service = c.get("service");
+    if (!(await readUnboundState(service, nonce))) return authorizeGone(c);
+    const form = await readForm(c);
+    if (crossSite(c) || !(await macMatches(service, AUTHORIZE_CSRF, nonce, form.get("csrf") ?? ""))) {
+      return html(c, resultPage({ ok: false, title: "The form expired", text: "Open the sign-in link again." }), 403);
+    }
+    const binding = await browserBinding(c);
+    const bound = await bindState(service, nonce, binding.hash);
+    if (!bound) return authorizeGone(c);
+    const res = seeOther(bound.authorizeUrl);
+    res.headers.append("Set-Cookie", bindingCookie(binding, service.config.CONNECT_STATE_TTL_SECONDS));
+    return res;
   });
 
   app.get("/connect/:token", async (c) => {
     const token = c.req.param("token");
     const found = await resolveConnectLink(c.get("service"), token);
     if ("refused" in found) return linkRefused(c, found.refused);
-    return renderLink(c, token);
+    return renderLink(c, found.link, token);
   });
 
   app.post("/connect/:token/start", async (c) => {
     const checked = await linkForm(c);
     if ("response" in checked) return checked.response;
     const { link, form, token } = checked;
+    const service = c.get("service");
+    // The flow starts in this browser: bind it here (src/connect/browser.ts), the callback checks the cookie.
+    const binding = await browserBinding(c);
     try {
       const { url } = await startConnect(
-        c.get("service"),
+        service,
         link.workspaceId,
         {
           platform: form.get("platform") ?? "",
@@ -187,12 +237,14 @@ export function registerHostedConnect(app: App) {
           redirect_url: link.redirectUrl,
           link_id: link.id,
         },
-        { apiKeyId: link.apiKeyId },
+        { apiKeyId: link.apiKeyId, browserHash: binding.hash },
       );
-      return seeOther(url);
+      const res = seeOther(url);
+      res.headers.append("Set-Cookie", bindingCookie(binding, service.config.CONNECT_STATE_TTL_SECONDS));
+      return res;
     } catch (err) {
       if (err instanceof AppError && err.code === "validation") {
-        return renderLink(c, token, 422, { kind: "error", text: err.message });
+        return renderLink(c, link, token, 422, { kind: "error", text: err.message });
       }
       throw err;
     }
@@ -204,7 +256,7 @@ export function registerHostedConnect(app: App) {
     const { link, form, token } = checked;
     const serviceField = (form.get("service") ?? "").trim();
     const pds = serviceField ? normalizeInstance(serviceField) : "https://bsky.social";
-    if (!pds) return renderLink(c, token, 422, { kind: "error", text: "The server must be an https address." });
+    if (!pds) return renderLink(c, link, token, 422, { kind: "error", text: "The server must be an https address." });
     try {
       const { config } = c.get("service");
       const policy = { allowPrivate: config.MEDIA_FETCH_ALLOW_PRIVATE, plcUrl: config.BLUESKY_PLC_URL };
@@ -222,12 +274,12 @@ export function registerHostedConnect(app: App) {
           server: session.pds,
         },
       ]);
-      if (link.redirectUrl) return connectedResponse(c, "bluesky", accounts, link.redirectUrl);
-      return renderLink(c, token, 200, { kind: "ok", text: `Connected ${session.handle} on Bluesky.` });
+      if (link.redirectUrl) return connectedResponse(c, "bluesky", accounts, link.redirectUrl, null);
+      return renderLink(c, link, token, 200, { kind: "ok", text: `Connected ${session.handle} on Bluesky.` });
     } catch (err) {
       // 422: the credentials or the server (and its DID proof); 409: the account is bound to another server.
       if (err instanceof AppError && (err.code === "validation" || err.code === "conflict")) {
-        return renderLink(c, token, err.code === "conflict" ? 409 : 422, { kind: "error", text: err.message });
+        return renderLink(c, link, token, err.code === "conflict" ? 409 : 422, { kind: "error", text: err.message });
       }
       throw err;
     }
@@ -241,6 +293,7 @@ async function renderSelection(
   error?: string,
 ): Promise<string> {
   const connector = connectorFor(selection.platform);
+  const requester = await requesterOf(c.get("service"), selection.workspaceId, selection.payload.link_id);
   return selectionPage({
     action: `/connect/select/${token}`,
     csrf: await mac(c.get("service"), SELECT_CSRF, token),
@@ -252,6 +305,7 @@ async function renderSelection(
       detail: cand.detail,
       avatarUrl: cand.avatarUrl,
     })),
+    requester,
     error,
   });
 }

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { PLATFORMS } from "../../catalog/platforms";
+import { presentedBrowserHash } from "../../connect/browser";
 import { callbackResponse, failureResponse } from "../../connect/respond";
 import { ConnectFailure, completeConnect } from "../../services/connect/complete-connect";
 import type { App } from "../../types";
@@ -10,7 +11,8 @@ const route = publicRoute({
   path: "/api/oauth/{platform}/callback",
   operationId: "oauthCallback",
   tags: ["Connect accounts"],
-  summary: "Where a network sends the browser back after consent (no API key: the single-use state is the credential)",
+  summary:
+    "Where a network sends the browser back after consent (no API key: the single-use state, in the browser that holds the flow's `__Host-esp-connect` cookie, is the credential)",
   request: {
     params: z.object({
       platform: z.enum(PLATFORMS).openapi({ param: { name: "platform", in: "path" }, description: "Platform." }),
@@ -32,7 +34,9 @@ export function registerOAuthCallback(app: App) {
   app.openapi(route, async (c) => {
     const { platform } = c.req.valid("param");
     try {
-      return callbackResponse(c, await completeConnect(c.get("service"), platform, c.req.valid("query"))) as never;
+      const browserHash = await presentedBrowserHash(c);
+      const result = await completeConnect(c.get("service"), platform, c.req.valid("query"), browserHash);
+      return callbackResponse(c, result) as never;
     } catch (err) {
       if (err instanceof ConnectFailure) return failureResponse(c, err) as never;
       throw err;

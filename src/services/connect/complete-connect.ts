@@ -1,3 +1,4 @@
+import type { Requester } from "../../connect/pages";
 import type { ServiceContext } from "../../context";
 import { type ConnectCandidate, ConnectError, type PlatformConnector } from "../../platforms/connect";
 import { connectorFor } from "../../platforms/registry";
@@ -5,6 +6,7 @@ import type { SocialAccountResource } from "../../presenters/resources";
 import { callbackUrl, connectContext } from "./connect-context";
 import { linkExists } from "./connect-links";
 import { issuingKeyLive } from "./issuing-key";
+import { requesterOf } from "./requester";
 import { createSelection } from "./selections";
 import { consumeState } from "./states";
 import { upsertAccounts } from "./upsert-accounts";
@@ -23,6 +25,7 @@ export type CallbackResult =
       accounts: SocialAccountResource[];
       redirectUrl: string | null;
       linkId: string | null;
+      requester: Requester | null;
     }
   | { kind: "select"; selectionToken: string };
 
@@ -32,6 +35,7 @@ export class ConnectFailure extends Error {
     readonly error: ConnectError,
     readonly redirectUrl: string | null,
     readonly linkId: string | null,
+    readonly requester: Requester | null = null,
   ) {
     super(error.message);
   }
@@ -70,18 +74,21 @@ export async function completeConnect(
   ctx: ServiceContext,
   platform: string,
   query: CallbackQuery,
+  /** SHA-256 of the browser binding cookie the callback carried (src/connect/browser.ts). */
+  browserHash: string | null,
 ): Promise<CallbackResult> {
   const connector = connectorFor(platform);
   if (!connector) throw new ConnectFailure(new ConnectError("invalid_state", "Unknown network."), null, null);
   let state: Awaited<ReturnType<typeof consumeState>>;
   try {
     if (!query.state) throw new ConnectError("invalid_state", "The sign-in answer carries no state. Start again.");
-    state = await consumeState(ctx, connector.platform, query.state);
+    state = await consumeState(ctx, connector.platform, query.state, browserHash);
   } catch (err) {
     if (err instanceof ConnectError) throw new ConnectFailure(err, null, null);
     throw err;
   }
   const { workspaceId, payload } = state;
+  const requester = await requesterOf(ctx, workspaceId, payload.link_id);
   try {
     if (state.expired) {
       throw new ConnectError("invalid_state", "This sign-in link has expired. Start connecting the account again.");
@@ -151,9 +158,10 @@ export async function completeConnect(
       accounts,
       redirectUrl: payload.redirect_url,
       linkId: payload.link_id,
+      requester,
     };
   } catch (err) {
-    if (err instanceof ConnectError) throw new ConnectFailure(err, payload.redirect_url, payload.link_id);
+    if (err instanceof ConnectError) throw new ConnectFailure(err, payload.redirect_url, payload.link_id, requester);
     throw err;
   }
 }

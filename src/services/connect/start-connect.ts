@@ -3,8 +3,8 @@ import { AppError, validationError } from "../../lib/errors";
 import { formatIso } from "../../lib/time";
 import { ConnectError } from "../../platforms/connect";
 import { connectorFor } from "../../platforms/registry";
-import { callbackUrl, connectContext } from "./connect-context";
-import { createState } from "./states";
+import { callbackUrl, connectContext, publicBase } from "./connect-context";
+import { createState, recordAuthorizeUrl } from "./states";
 import { pkcePair } from "./tokens";
 
 export interface StartConnectInput {
@@ -19,6 +19,12 @@ export interface StartConnectInput {
 /** Who starts the flow: the API key (the caller's, or the one that made the link); the flow ends with it. */
 export interface FlowOrigin {
   apiKeyId: string | null;
+  /**
+   * SHA-256 of the browser's binding cookie when the flow starts in that browser (the hosted link page). Without it
+   * (the API) the answer is our first-party hop `/connect/authorize/<nonce>`, which binds the first browser that
+   * continues from it (src/connect/browser.ts).
+   */
+  browserHash?: string | null;
 }
 
 /** `redirect_url` must be http(s) on an origin of CONNECT_REDIRECT_ALLOWLIST. */
@@ -45,8 +51,9 @@ export function normalizeInstance(value: string): string | null {
 }
 
 /**
- * Starts an OAuth connection for the workspace: a single-use state (with the PKCE verifier) in D1 and the
- * network's consent URL. Errors are 422 with the field at fault.
+ * Starts an OAuth connection for the workspace: a single-use state (with the PKCE verifier) in D1 and the URL to
+ * open — the network's consent URL for a browser already bound, else our hop that binds one. Errors are 422 with
+ * the field at fault.
  */
 export async function startConnect(
   ctx: ServiceContext,
@@ -76,7 +83,7 @@ export async function startConnect(
       throw validationError({ instance: ["The instance field must be an https address of a Mastodon server."] });
   }
   const pkce = connector.pkce ? await pkcePair() : null;
-  const { state, expiresAt } = await createState(
+  const { state, nonce, expiresAt } = await createState(
     ctx,
     workspaceId,
     connector.platform,
@@ -87,6 +94,7 @@ export async function startConnect(
       link_id: input.link_id ?? null,
     },
     origin.apiKeyId,
+    origin.browserHash ?? null,
   );
   try {
     const url = await connector.authorizeUrl(connectContext(ctx), {
@@ -95,7 +103,9 @@ export async function startConnect(
       codeChallenge: pkce?.challenge ?? null,
       instance,
     });
-    return { url, expires_at: formatIso(expiresAt) };
+    if (origin.browserHash) return { url, expires_at: formatIso(expiresAt) };
+    await recordAuthorizeUrl(ctx, nonce, url);
+    return { url: `${publicBase(ctx)}/connect/authorize/${nonce}`, expires_at: formatIso(expiresAt) };
   } catch (err) {
     if (err instanceof ConnectError)
       throw new AppError("validation", err.message, { errors: { instance: [err.message] } });

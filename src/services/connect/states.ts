@@ -1,4 +1,4 @@
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, gt, isNotNull, isNull, lt } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { oauthStates } from "../../db/schema";
 import { errorFields, log } from "../../lib/logger";
@@ -20,6 +20,8 @@ export interface StatePayload {
 }
 
 const PURPOSE = "oauth-state";
+export const OTHER_BROWSER =
+  "This sign-in was started in another browser, or this browser did not keep its sign-in cookie. Open the connect link again in this browser, with cookies allowed for this site.";
 const UNKNOWN_STATE = "This sign-in link is invalid or was already used. Start connecting the account again.";
 
 /** What the hosted pages say when a state or selection was sealed under a key the server no longer has. */
@@ -48,7 +50,9 @@ export async function createState(
   payload: StatePayload,
   /** The API key that started the flow (directly or through its link): the callback is refused once it has ended. */
   apiKeyId: string | null,
-): Promise<{ state: string; expiresAt: number }> {
+  /** SHA-256 of the browser's binding cookie when the flow starts in a browser; else the hop binds it later. */
+  browserHash: string | null = null,
+): Promise<{ state: string; nonce: string; expiresAt: number }> {
   const nonce = newSecretToken();
   const now = ctx.now();
   const expiresAt = now + ctx.config.CONNECT_STATE_TTL_SECONDS * 1000;
@@ -65,10 +69,55 @@ export async function createState(
       expiresAt,
       createdAt: now,
       apiKeyId,
+      browserHash,
     }),
   ]);
   const sig = await mac(ctx, PURPOSE, `${workspaceId}\n${platform}\n${nonce}`);
-  return { state: `${workspaceId}.${nonce}.${sig}`, expiresAt };
+  return { state: `${workspaceId}.${nonce}.${sig}`, nonce, expiresAt };
+}
+
+/** Keeps the network's consent URL for the hop (flows started through the API, bound later). */
+export async function recordAuthorizeUrl(ctx: ServiceContext, nonce: string, url: string): Promise<void> {
+  await ctx.db
+    .update(oauthStates)
+    .set({ authorizeUrl: url })
+    .where(eq(oauthStates.id, await tokenId(nonce)));
+}
+
+export interface UnboundState {
+  workspaceId: string;
+  platform: string;
+  authorizeUrl: string;
+}
+
+const unboundWhere = async (ctx: ServiceContext, nonce: string) =>
+  and(
+    eq(oauthStates.id, await tokenId(nonce)),
+    isNull(oauthStates.browserHash),
+    isNotNull(oauthStates.authorizeUrl),
+    gt(oauthStates.expiresAt, ctx.now()),
+  );
+
+/** A live API-started flow no browser has claimed yet (the hop's page). */
+export async function readUnboundState(ctx: ServiceContext, nonce: string): Promise<UnboundState | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(nonce)) return null;
+  const row = await ctx.db
+    .select()
+    .from(oauthStates)
+    .where(await unboundWhere(ctx, nonce))
+    .get();
+  return row ? { workspaceId: row.workspaceId, platform: row.platform, authorizeUrl: row.authorizeUrl! } : null;
+}
+
+/** Binds the flow to this browser, once: the first browser to continue owns it; null when already bound or gone. */
+export async function bindState(ctx: ServiceContext, nonce: string, browserHash: string): Promise<UnboundState | null> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(nonce)) return null;
+  const [row] = await ctx.db
+    .update(oauthStates)
+    .set({ browserHash })
+    .where(await unboundWhere(ctx, nonce))
+    .returning();
+  return row ? { workspaceId: row.workspaceId, platform: row.platform, authorizeUrl: row.authorizeUrl! } : null;
 }
 
 /** Verifies and consumes a state; anything wrong (format, MAC, unknown, used, expired) is `invalid_state`. */
@@ -76,23 +125,33 @@ export async function consumeState(
   ctx: ServiceContext,
   platform: string,
   state: string,
+  /** SHA-256 of the binding cookie the callback's browser presented (null: none). */
+  browserHash: string | null,
 ): Promise<{ workspaceId: string; payload: StatePayload; expired: boolean; apiKeyId: string | null }> {
   const [workspaceId, nonce, sig, extra] = state.split(".");
   if (!workspaceId || !nonce || !sig || extra !== undefined || state.length > 512)
     throw new ConnectError("invalid_state", UNKNOWN_STATE);
   if (!(await macMatches(ctx, PURPOSE, `${workspaceId}\n${platform}\n${nonce}`, sig)))
     throw new ConnectError("invalid_state", UNKNOWN_STATE);
-  const [row] = await ctx.db
-    .delete(oauthStates)
-    .where(
-      and(
-        eq(oauthStates.id, await tokenId(nonce)),
-        eq(oauthStates.workspaceId, workspaceId),
-        eq(oauthStates.platform, platform),
-      ),
-    )
-    .returning();
-  if (!row) throw new ConnectError("invalid_state", UNKNOWN_STATE);
+  const id = await tokenId(nonce);
+  const ours = and(
+    eq(oauthStates.id, id),
+    eq(oauthStates.workspaceId, workspaceId),
+    eq(oauthStates.platform, platform),
+  );
+  // Only the browser the flow is bound to consumes it: a callback replayed into another browser (RFC 9700 §4.7)
+  // neither completes nor spends the state.
+  const [row] = browserHash
+    ? await ctx.db
+        .delete(oauthStates)
+        .where(and(ours, eq(oauthStates.browserHash, browserHash)))
+        .returning()
+    : [];
+  if (!row) {
+    const exists = await ctx.db.select({ id: oauthStates.id }).from(oauthStates).where(ours).get();
+    if (exists) throw new ConnectError("browser_mismatch", OTHER_BROWSER);
+    throw new ConnectError("invalid_state", UNKNOWN_STATE);
+  }
   // An expired state is consumed too; the caller still learns where to send the browser back to.
   const payload = await openStep<StatePayload>(ctx, { table: "oauth_states", row: row.id }, row.sealed);
   return { workspaceId, payload, expired: row.expiresAt < ctx.now(), apiKeyId: row.apiKeyId };

@@ -1,0 +1,197 @@
+// Issue 25 (4): an OAuth flow is bound to the browser that started it (RFC 9700 §4.7: a `__Host-` cookie set by a
+// first-party hop, checked at the callback), and every hosted page names the workspace that asks.
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it } from "vitest";
+import { fakeFacebookGraph } from "../support/fakes/meta";
+import { FakeX } from "../support/fakes/x";
+import { createTestWorkspace, type TestWorkspace } from "../support/harness";
+import { browse, clearCookies, consent, cookieJar, formOf, postForm } from "../support/oauth/browser";
+import { type FakeNetwork, fakeFacebookOAuth, fakeXOAuth } from "../support/oauth/fake-oauth";
+import { installOAuthNetwork } from "../support/oauth/install";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const off of cleanups.splice(0).reverse()) off();
+  clearCookies();
+});
+
+const OTHER_BROWSER =
+  "This sign-in was started in another browser, or this browser did not keep its sign-in cookie. Open the connect link again in this browser, with cookies allowed for this site.";
+const NAME = "Acme & <Bakery>";
+const NAMED = "Workspace: <strong>Acme &amp; &lt;Bakery&gt;</strong>";
+const HOP = /^https:\/\/api\.test\/connect\/authorize\/([A-Za-z0-9_-]{43})$/;
+const COOKIE = /^__Host-esp-connect=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; Secure; HttpOnly; SameSite=Lax$/;
+
+function xNetwork(): FakeNetwork {
+  const x = new FakeX();
+  cleanups.push(x.install());
+  x.accessTokens.add("x-connected-token");
+  const net = fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" });
+  net.oauth.nextAccessToken = () => "x-connected-token";
+  cleanups.push(installOAuthNetwork(net));
+  return net;
+}
+
+const countAccounts = async (ws: TestWorkspace) =>
+  (
+    await env.DB.prepare("SELECT COUNT(*) AS n FROM social_accounts WHERE workspace_id = ?")
+      .bind(ws.workspaceId)
+      .first<{ n: number }>()
+  )?.n;
+
+async function linkPath(ws: TestWorkspace, body: Record<string, unknown> = {}) {
+  const res = await ws.api("POST", "/api/connect-links", body);
+  expect(res.status).toBe(201);
+  return new URL(res.body.url).pathname;
+}
+
+describe("the flow is bound to the browser that started it", () => {
+  it("a link's start sets the __Host- cookie; the callback in another browser is refused and spends nothing", async () => {
+    const ws = await createTestWorkspace(NAME);
+    const net = xNetwork();
+    const { action, csrf } = formOf((await browse("GET", await linkPath(ws))).text);
+    const start = await postForm(action, [
+      ["csrf", csrf],
+      ["platform", "x"],
+    ]);
+    expect(start.status).toBe(303);
+    expect(start.headers.getSetCookie()).toEqual([expect.stringMatching(COOKIE)]);
+    const callbackPath = await consent(start.headers.get("location")!);
+
+    // The attacker's browser (no cookie, or its own): refused with a page, before any token request.
+    for (const cookie of [null, `__Host-esp-connect=${"a".repeat(43)}`]) {
+      const stolen = await browse("GET", callbackPath, cookie ? { headers: { Cookie: cookie } } : { cookies: false });
+      expect(stolen.status).toBe(403);
+      expect(stolen.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(stolen.text).toContain(OTHER_BROWSER);
+      expect(stolen.headers.get("location")).toBeNull();
+    }
+    expect(net.oauth.tokenRequests).toHaveLength(0);
+    expect(await countAccounts(ws)).toBe(0);
+
+    // The state was not spent: the browser that started the flow completes it, and the page names the workspace.
+    const done = await browse("GET", callbackPath);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain("Account connected");
+    expect(done.text).toContain(NAMED);
+    expect(await countAccounts(ws)).toBe(1);
+  });
+
+  it("an API-started flow hands out our hop: its page names the workspace, only Continue binds, once", async () => {
+    const ws = await createTestWorkspace(NAME);
+    const net = xNetwork();
+    const start = await ws.api("POST", "/api/social-accounts/connect", { platform: "x" });
+    expect(start.status).toBe(200);
+    expect(start.body.url).toMatch(HOP);
+    const path = new URL(start.body.url).pathname;
+
+    // A link preview or mail scanner may GET it any number of times: nothing is bound.
+    for (let i = 0; i < 2; i++) {
+      const page = await browse("GET", path, { cookies: false });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain("<h1>Connect your X account</h1>");
+      expect(page.text).toContain(NAMED);
+      expect(page.headers.getSetCookie()).toEqual([]);
+    }
+    const { action, csrf } = formOf((await browse("GET", path)).text);
+    const crossSite = await postForm(action, [["csrf", csrf]], { "Sec-Fetch-Site": "cross-site" });
+    expect(crossSite.status).toBe(403);
+    const go = await postForm(action, [["csrf", csrf]]);
+    expect(go.status).toBe(303);
+    expect(go.headers.get("location")).toMatch(/^https:\/\/x-auth\.fake\/i\/oauth2\/authorize\?/);
+    expect(go.headers.getSetCookie()).toEqual([expect.stringMatching(COOKIE)]);
+
+    // Another browser continuing the same hop afterwards gets nothing.
+    const second = await browse("POST", path, {
+      cookies: false,
+      body: new URLSearchParams([["csrf", csrf]]).toString(),
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "same-origin" },
+    });
+    expect(second.status).toBe(410);
+    expect((await browse("GET", path, { cookies: false })).status).toBe(410);
+
+    const callbackPath = await consent(go.headers.get("location")!);
+    const stolen = await browse("GET", callbackPath, { cookies: false });
+    expect(stolen.status).toBe(403);
+    expect(net.oauth.tokenRequests).toHaveLength(0);
+    expect((await browse("GET", callbackPath)).status).toBe(200);
+  });
+
+  it("an API-started flow whose hop was never continued cannot complete", async () => {
+    const ws = await createTestWorkspace();
+    const net = xNetwork();
+    const start = await ws.api("POST", "/api/social-accounts/connect", { platform: "x" });
+    const nonce = HOP.exec(start.body.url)![1]!;
+    // The network's consent URL carries the state; a callback built from it without the hop has no binding.
+    const row = await env.DB.prepare("SELECT authorize_url FROM oauth_states WHERE workspace_id = ?")
+      .bind(ws.workspaceId)
+      .first<{ authorize_url: string }>();
+    expect(new URL(row!.authorize_url).searchParams.get("state")).toContain(nonce);
+    const callbackPath = await consent(row!.authorize_url);
+    const res = await browse("GET", callbackPath);
+    expect(res.status).toBe(403);
+    expect(res.text).toContain(OTHER_BROWSER);
+    expect(net.oauth.tokenRequests).toHaveLength(0);
+  });
+
+  it("flows in two tabs of one browser share its cookie", async () => {
+    const ws = await createTestWorkspace();
+    xNetwork();
+    const path = await linkPath(ws);
+    const { action, csrf } = formOf((await browse("GET", path)).text);
+    const one = await postForm(action, [
+      ["csrf", csrf],
+      ["platform", "x"],
+    ]);
+    const cookie = cookieJar().get("__Host-esp-connect");
+    const two = await postForm(action, [
+      ["csrf", csrf],
+      ["platform", "x"],
+    ]);
+    expect(cookieJar().get("__Host-esp-connect")).toBe(cookie);
+    const first = await consent(one.headers.get("location")!);
+    const second = await consent(two.headers.get("location")!);
+    expect((await browse("GET", second)).status).toBe(200);
+    expect((await browse("GET", first)).status).toBe(200);
+  });
+});
+
+describe("every hosted page names the workspace (and the link's purpose)", () => {
+  it("link page, selection page, success and error pages", async () => {
+    const ws = await createTestWorkspace(NAME);
+    const graph = fakeFacebookGraph();
+    cleanups.push(graph.uninstall);
+    const net = fakeFacebookOAuth({ authOrigin: "https://facebook-auth.fake", graphOrigin: "https://facebook.fake" });
+    cleanups.push(installOAuthNetwork(net));
+    const path = await linkPath(ws, { purpose: "Spring <campaign>" });
+    const purpose = "<br>Purpose: Spring &lt;campaign&gt;</p>";
+
+    const linkPage = await browse("GET", path);
+    expect(linkPage.text).toContain(NAMED + purpose);
+    const { action, csrf } = formOf(linkPage.text);
+    const start = async () =>
+      postForm(action, [
+        ["csrf", csrf],
+        ["platform", "facebook"],
+      ]);
+
+    const callback = await browse("GET", await consent((await start()).headers.get("location")!));
+    const selection = await browse("GET", callback.headers.get("location")!);
+    expect(selection.status).toBe(200);
+    expect(selection.text).toContain(NAMED + purpose);
+    const form = formOf(selection.text);
+    const done = await postForm(form.action, [
+      ["csrf", form.csrf],
+      ["account", "0"],
+    ]);
+    expect(done.status).toBe(200);
+    expect(done.text).toContain("Account connected");
+    expect(done.text).toContain(NAMED + purpose);
+
+    net.oauth.decision = "deny";
+    const denied = await browse("GET", await consent((await start()).headers.get("location")!));
+    expect(denied.status).toBe(400);
+    expect(denied.text).toContain("The account was not connected");
+    expect(denied.text).toContain(NAMED + purpose);
+  });
+});
