@@ -194,7 +194,7 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     await page.goto(link.body.url);
     assert.equal(await page.title(), "Connect your social accounts");
     // Issue 25: the page names who asks.
-    assert.match(await page.locator(".who").innerText(), /Workspace: E2E\s+Purpose: Spring campaign/);
+    assert.match(await page.locator(".who").textContent(), /Workspace: E2E\s*Purpose: Spring campaign/);
     await page.getByRole("button", { name: "Connect Facebook Page" }).click();
     // The fake consent page approves at once and sends the browser back to the callback → selection page.
     await page.waitForURL(/\/connect\/select\//, { waitUntil: "domcontentloaded" });
@@ -202,7 +202,7 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     const [binding] = (await page.context().cookies(base)).filter((c) => c.name === "__Host-esp-connect");
     assert.ok(binding, "the binding cookie was set");
     assert.deepEqual([binding.httpOnly, binding.secure, binding.sameSite, binding.path], [true, true, "Lax", "/"]);
-    assert.match(await page.locator(".who").innerText(), /Workspace: E2E/);
+    assert.match(await page.locator(".who").textContent(), /Workspace: E2E/);
     await page.getByLabel(/Acme Bakery/).check();
     await page.getByLabel(/Acme Cafe/).check();
     await page.screenshot({ path: path.join(ARTIFACTS, "connect-select-pages.png"), fullPage: true });
