@@ -6,6 +6,7 @@
 // Run alone: `npm run test:pds`. Skipped with a message only when the PDS cannot be loaded here.
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
+import { createServer as createHttpServer } from "node:http";
 import { after, before, describe, test } from "node:test";
 import sharp from "sharp";
 import { freePort, importPds, pdsUnavailable, startLocalPds, VERSIONS } from "./local-pds.mjs";
@@ -461,4 +462,82 @@ describe("Bluesky adapter against a real local PDS", { concurrency: true }, () =
       assert.equal(proxy.calls("com.atproto.repo.createRecord", text), 1);
     });
   }
+});
+
+/**
+ * A server of the attacker's on 127.0.0.1 that answers createSession with the DID it is told to claim and the
+ * token it is given (a forged one, or another account's real token), and vouches for it at getSession.
+ */
+async function startImpostor(claim) {
+  const port = await freePort();
+  const server = createHttpServer((req, res) => {
+    const nsid = new URL(req.url, "http://x").pathname.replace(/^\/xrpc\//, "");
+    res.setHeader("content-type", "application/json");
+    if (nsid === "com.atproto.server.createSession" || nsid === "com.atproto.server.getSession") {
+      req.resume();
+      res.end(
+        JSON.stringify({ did: claim.did, handle: claim.handle, accessJwt: claim.token, refreshJwt: claim.token }),
+      );
+      return;
+    }
+    res.statusCode = 501;
+    res.end(JSON.stringify({ error: "MethodNotImplemented" }));
+  });
+  await new Promise((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+describe("issue 25: a server that claims an account's DID cannot reconnect it (real PDS and PLC)", () => {
+  test("the DID document names the real PDS, which refuses the impostor's session; the owner's reconnect works", {
+    skip,
+  }, async () => {
+    const bobAccount = await connect(bob, pds.url);
+    const listed = async () =>
+      (await worker.api("GET", "/api/social-accounts", undefined, key)).body.find((a) => a.id === bobAccount.id);
+    const before = await listed();
+
+    // 1. A forged token; 2. a REAL token of another account of the same PDS (alice's), while claiming bob's DID.
+    for (const token of ["forged.access.jwt", alice.accessJwt]) {
+      const impostor = await startImpostor({ did: bob.did, handle: bob.handle, token });
+      try {
+        const res = await worker.api(
+          "POST",
+          "/api/social-accounts",
+          {
+            platform: "bluesky",
+            display_name: "bob",
+            username: "",
+            credentials: { identifier: bob.handle, app_password: "guessed" },
+            meta: { service: impostor.url },
+          },
+          key,
+        );
+        assert.equal(res.status, 422, JSON.stringify(res.body));
+        assert.match(
+          res.body.message,
+          new RegExp(
+            `cannot sign in as ${bob.did}: its DID document names http://localhost:\\d+ as the account's server, and that server did not accept the session\\.$`,
+          ),
+        );
+        console.log(
+          `# impostor (${token === alice.accessJwt ? "alice's real token" : "forged token"}): ${res.status} ${res.body.message}`,
+        );
+      } finally {
+        await impostor.close();
+      }
+    }
+    assert.deepEqual(await listed(), before);
+
+    // Bob's account still publishes to the real PDS.
+    const post = await createPost(`Still mine ${Date.now()}`, bobAccount.id);
+    const publish = await worker.api("PUT", `/api/posts/${post.id}`, { status: "publishing" }, key);
+    assert.equal(publish.status, 200, JSON.stringify(publish.body));
+    const done = await settled(post.id);
+    const record = await recordOf(done.platforms[0], bob.did);
+    assert.equal(record.value.text, post.content);
+
+    // The genuine reconnect: the same row.
+    const again = await connect(bob, pds.url);
+    assert.equal(again.id, bobAccount.id);
+  });
 });
