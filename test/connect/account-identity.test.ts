@@ -272,4 +272,38 @@ describe("Mastodon: an account is its id at its instance", () => {
     const back = await connect(one.origin);
     expect(back.body.id).toBe(alice.body.id);
   });
+
+  it("migration 0011 binds existing Mastodon rows to their instance, so their next connect is a reconnect", async () => {
+    const masto = new FakeMastodon();
+    masto.origin = "https://legacy.masto.fake";
+    cleanups.push(masto.install());
+    const ws = await createTestWorkspace();
+    const id = crypto.randomUUID();
+    const now = Date.now();
+    // A row as it was before 0011: no server, the instance in meta (with a trailing slash and capitals).
+    await env.DB.prepare(
+      `INSERT INTO social_accounts (id, workspace_id, platform, platform_user_id, display_name, username, is_active,
+         status, credentials, meta, created_at, updated_at, server)
+       VALUES (?, ?, 'mastodon', ?, 'Old', 'old', 1, 'connected', NULL, ?, ?, ?, '')`,
+    )
+      .bind(id, ws.workspaceId, masto.accountId, JSON.stringify({ instance: "https://Legacy.Masto.Fake/" }), now, now)
+      .run();
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0011_"))!;
+    const backfill = migration.queries.find((q) => q.includes("UPDATE"))!;
+    await env.DB.prepare(`${backfill.trim().replace(/;$/, "")} AND id = ?`)
+      .bind(id)
+      .run();
+    expect(await row(id)).toMatchObject({ server: "https://legacy.masto.fake" });
+
+    const again = await ws.api("POST", "/api/social-accounts", {
+      platform: "mastodon",
+      display_name: "Old",
+      username: "",
+      credentials: { access_token: "masto-token" },
+      meta: { instance: masto.origin },
+    });
+    expect(again.status, again.text).toBe(201);
+    expect(again.body.id).toBe(id);
+    expect(await accountsOf(ws)).toHaveLength(1);
+  });
 });
