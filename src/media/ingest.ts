@@ -8,7 +8,9 @@
  */
 import type { MediaKind } from "../catalog/platforms";
 import { type ByteSource, peek } from "./byte-source";
-import { jpegInfo, stripJpegMetadata, swapsAxes, withOrientationExif } from "./jpeg-meta";
+import { MAX_DECODE_HEAP_BYTES } from "./fit-image";
+import { jpegDecodeBytes } from "./jpeg-decode-heap";
+import { jpegInfo, jpegStructureProblem, stripJpegMetadata, swapsAxes, withOrientationExif } from "./jpeg-meta";
 import { InvalidVideoError, r2RangeReader, readMp4Info } from "./mp4-info";
 import { imageOrientation } from "./orientation";
 import { type DetectedType, detectType, readDimensions, SNIFF_BYTES, storedFormat } from "./sniff";
@@ -78,7 +80,8 @@ export type RejectReason =
   | "invalid_image"
   | "invalid_video"
   | "too_many_pixels"
-  | "too_wide";
+  | "too_wide"
+  | "too_large_to_decode";
 
 export const NOT_ACCEPTED_MESSAGE = "No enabled platform on this post accepts this media type.";
 
@@ -100,6 +103,12 @@ export const rejectMessages = {
   not_accepted: () => NOT_ACCEPTED_MESSAGE,
   too_large: (maxBytes: number) => `The media field must not be greater than ${kilobytes(maxBytes)} kilobytes.`,
   invalid_image: () => "The media field must be a valid image.",
+  /** A JPEG whose structure does not hold (jpegStructureProblem): the reason is named. */
+  invalid_jpeg: (problem: string) => `The media field must be a valid image: ${problem}`,
+  too_large_to_decode: (width: number, height: number, progressive: boolean, bytes: number) =>
+    `The media field is a ${progressive ? "progressive " : ""}JPEG of ${width}×${height} pixels that needs ` +
+    `${(bytes / 2 ** 20).toFixed(1)} MiB to decode; at most ${MAX_DECODE_HEAP_BYTES / 2 ** 20} MiB can be decoded ` +
+    "here, so it could never be fitted to a network's limits. Save it as a baseline (non-progressive) JPEG or smaller.",
   invalid_video: () => "The media field must be a valid video.",
   too_many_pixels: (maxPixels: number) =>
     `The media field has invalid image dimensions: at most ${maxPixels} pixels are supported.`,
@@ -174,10 +183,21 @@ export async function ingestMedia(
   let width = dims.width;
   let height = dims.height;
   if (detected.mime === "image/jpeg") {
+    // Not trusted from its header (issue 25 #9): every marker walked, a cut-off file or a size its data cannot
+    // hold refused with the reason.
+    const problem = jpegStructureProblem(bytes);
+    if (problem) throw reject("invalid_image", rejectMessages.invalid_jpeg(problem));
     // Stored without EXIF/XMP/comments (GPS, device); the orientation survives as a one-tag EXIF, and the size
     // reported is what a viewer shows (jpeg-meta.ts).
     bytes = stripJpegMetadata(bytes) ?? bytes;
-    if (swapsAxes(jpegInfo(bytes)?.orientation ?? 1)) [width, height] = [height, width];
+    const info = jpegInfo(bytes);
+    // What fitting at publish would refuse is refused now (issue 29): past libjpeg's side limit, or a decode heap
+    // (a progressive JPEG's whole coefficient buffer) past MAX_DECODE_HEAP_BYTES — the same checks as fit-image.ts.
+    if (checkEncodable(width, height)) throw reject("too_wide", rejectMessages.too_wide());
+    const heap = info ? jpegDecodeBytes(bytes.length, info) : 0;
+    if (info && heap > MAX_DECODE_HEAP_BYTES)
+      throw reject("too_large_to_decode", rejectMessages.too_large_to_decode(width, height, info.progressive, heap));
+    if (swapsAxes(info?.orientation ?? 1)) [width, height] = [height, width];
   }
   if (detected.mime === "image/png" || detected.mime === "image/webp") {
     // Refuse from the header, before touching a decoder: what a JPEG cannot hold (libjpeg's 65,500 per side), and

@@ -232,3 +232,119 @@ export function withOrientationExif(jpeg: Uint8Array, orientation: number): Uint
   out.set(jpeg.subarray(at), at + exif.length);
   return out;
 }
+
+/**
+ * Why a JPEG cannot be trusted from its header (issue 25 finding 9), or null when its structure holds: every marker
+ * from SOI to EOI is walked, each segment within the file, one frame header (8-bit, 1–4 components, sampling 1–4,
+ * its quantization tables defined before the first scan), every scan naming the frame's components, and the
+ * entropy-coded data of each scan skipped up to the next marker. Refused: a file that ends before its EOI (cut
+ * off); a header that claims more pixels than its data can hold — a Huffman-coded JPEG spends at least one bit on
+ * every 8×8 block's DC coefficient, so its scans hold at least blocks ÷ 8 bytes (a 20000×20000 header over 2 KB of
+ * data is a lie); no frame, no scan, a second frame, a scan before the frame, a DNL height. The text completes "The
+ * media field must be a valid image: …".
+ */
+export function jpegStructureProblem(b: Uint8Array): string | null {
+  if (b[0] !== 0xff || b[1] !== 0xd8) return "it does not start with a JPEG start-of-image marker.";
+  const cutOff = "the file ends before its end-of-image marker (it is cut off).";
+  let frame: {
+    marker: number;
+    width: number;
+    height: number;
+    components: Map<number, [number, number, number]>;
+  } | null = null;
+  const quantTables = new Set<number>();
+  let scans = 0;
+  let entropyBytes = 0;
+  let i = 2;
+  for (;;) {
+    if (i + 2 > b.length) return cutOff;
+    if (b[i] !== 0xff) return `a marker is missing at byte ${i}.`;
+    const marker = b[i + 1] as number;
+    if (marker === 0xff) {
+      i++; // fill byte
+      continue;
+    }
+    if (marker === 0xd9) break;
+    if (marker === 0x01 || (marker >= 0xd0 && marker <= 0xd7)) {
+      i += 2;
+      continue;
+    }
+    if (marker === 0xd8) return "it has a second start-of-image marker.";
+    if (i + 4 > b.length) return cutOff;
+    const len = u16(b, i + 2);
+    if (len < 2) return `a marker segment at byte ${i} has an invalid length.`;
+    const end = i + 2 + len;
+    if (end > b.length) return cutOff;
+    if (isSof(marker)) {
+      if (frame) return "it has more than one frame header.";
+      if (len < 8) return "its frame header is cut short.";
+      const count = b[i + 9] as number;
+      if (count < 1 || count > 4 || len !== 8 + 3 * count) return "its frame header has an invalid component list.";
+      if (b[i + 4] !== 8) return `it is a ${b[i + 4]}-bit JPEG; only 8-bit JPEGs are supported.`;
+      const height = u16(b, i + 5);
+      const width = u16(b, i + 7);
+      if (height === 0) return "its height is given after the image data (DNL), which is not supported.";
+      if (width === 0) return "its frame header gives a width of 0.";
+      const components = new Map<number, [number, number, number]>();
+      for (let at = i + 10; at < end; at += 3) {
+        const h = (b[at + 1] as number) >> 4;
+        const v = (b[at + 1] as number) & 15;
+        if (h < 1 || h > 4 || v < 1 || v > 4) return "its frame header has invalid sampling factors.";
+        components.set(b[at] as number, [h, v, b[at + 2] as number]);
+      }
+      frame = { marker, width, height, components };
+    } else if (marker === 0xdb) {
+      for (let at = i + 4; at < end; ) {
+        const precision = (b[at] as number) >> 4;
+        quantTables.add((b[at] as number) & 15);
+        at += 1 + (precision ? 128 : 64);
+        if (at > end) return "a quantization table is cut short.";
+      }
+    } else if (marker === 0xda) {
+      if (!frame) return "its image data comes before its frame header.";
+      const count = b[i + 4] as number;
+      if (count < 1 || count > 4 || len !== 6 + 2 * count) return "a scan header has an invalid component list.";
+      for (let k = 0; k < count; k++)
+        if (!frame.components.has(b[i + 5 + 2 * k] as number)) return "a scan names a component the frame lacks.";
+      if (scans === 0)
+        for (const [, , table] of frame.components.values())
+          if (!quantTables.has(table)) return `its quantization table ${table} is not defined.`;
+      scans++;
+      // Entropy-coded data: 0xFF is followed by 0x00 (a stuffed byte) or RSTn inside it; any other marker ends it.
+      let j = end;
+      while (j < b.length) {
+        if (b[j] === 0xff && j + 1 < b.length) {
+          const next = b[j + 1] as number;
+          if (next === 0x00 || (next >= 0xd0 && next <= 0xd7)) {
+            j += 2;
+            continue;
+          }
+          break;
+        }
+        j++;
+      }
+      if (j + 1 >= b.length) return cutOff;
+      entropyBytes += j - end;
+      i = j;
+      continue;
+    }
+    i = end;
+  }
+  if (!frame) return "it has no frame header.";
+  if (scans === 0) return "it has no image data.";
+  // Huffman-coded frames (SOF0/1/2): at least one bit per block. Arithmetic coding (SOF9+) can spend less.
+  if (frame.marker <= 0xc2 && entropyBytes < Math.ceil(frameBlocks(frame) / 8))
+    return `its header says ${frame.width}×${frame.height}, but its image data is too short for that size.`;
+  return null;
+}
+
+/** 8×8 blocks of a frame, each component at its own sampling (no MCU padding: a lower bound). */
+function frameBlocks(frame: { width: number; height: number; components: Map<number, [number, number, number]> }) {
+  const factors = [...frame.components.values()];
+  const hMax = Math.max(...factors.map(([h]) => h));
+  const vMax = Math.max(...factors.map(([, v]) => v));
+  let blocks = 0;
+  for (const [h, v] of factors)
+    blocks += Math.ceil(Math.ceil((frame.width * h) / hMax) / 8) * Math.ceil(Math.ceil((frame.height * v) / vMax) / 8);
+  return blocks;
+}

@@ -23,8 +23,13 @@ export const SAMPLING_420: Array<[number, number]> = [
   [1, 1],
 ];
 
-/** A JPEG header (SOI, APP0, SOF0 with the given size, EOI): stored byte for byte, never decoded. */
-export function jpegHeader(width: number, height: number, padding = 0): Uint8Array {
+/**
+ * A hand-made baseline JPEG's structure (SOI, APP0, SOF0 with the given size, DQT, SOS, entropy-coded filler, EOI):
+ * it passes the marker walk at ingest (jpegStructureProblem) and is stored byte for byte, never decoded. `padding`
+ * filler bytes of scan data, at least the one bit per 8×8 block any real scan holds. `scan: false` leaves out DQT and
+ * SOS (the filler is then not image data): a header a decoder refuses before allocating anything.
+ */
+export function jpegHeader(width: number, height: number, padding = 0, scan = true): Uint8Array {
   const app0 = [
     0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00,
   ];
@@ -49,11 +54,14 @@ export function jpegHeader(width: number, height: number, padding = 0): Uint8Arr
     0x11,
     1,
   ];
-  const out = new Uint8Array(2 + app0.length + sof.length + padding + 2);
-  out.set([0xff, 0xd8], 0);
-  out.set(app0, 2);
-  out.set(sof, 2 + app0.length);
-  for (let i = 0; i < padding; i++) out[2 + app0.length + sof.length + i] = i & 0x7f;
+  const dqt = [0xff, 0xdb, 0x00, 0x84, 0x00, ...new Array(64).fill(1), 0x01, ...new Array(64).fill(1)];
+  const sos = [0xff, 0xda, 0x00, 0x0c, 0x03, 1, 0x00, 2, 0x11, 3, 0x11, 0x00, 0x3f, 0x00];
+  const blocks = Math.ceil(width / 8) * Math.ceil(height / 8) + 2 * Math.ceil(width / 16) * Math.ceil(height / 16);
+  const data = scan ? Math.max(padding, Math.ceil(blocks / 8) + 1) : padding;
+  const head = [0xff, 0xd8, ...app0, ...sof, ...(scan ? [...dqt, ...sos] : [])];
+  const out = new Uint8Array(head.length + data + 2);
+  out.set(head, 0);
+  for (let i = 0; i < data; i++) out[head.length + i] = i & 0x7f;
   out.set([0xff, 0xd9], out.length - 2);
   return out;
 }

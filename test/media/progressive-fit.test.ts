@@ -16,7 +16,7 @@ const BLUESKY = { maxBytes: 1_000_000, formats: ["image/jpeg"] as const };
 
 /** `jpegHeader` as a progressive frame (SOF2) with the given sampling factors per component. */
 function progressiveHeader(width: number, height: number, sampling: number[]): Uint8Array {
-  const b = jpegHeader(width, height);
+  const b = jpegHeader(width, height, 0, false);
   const sof = b.indexOf(0xc0, 20);
   b[sof] = 0xc2;
   sampling.forEach((s, c) => {
@@ -122,7 +122,7 @@ describe("progressive JPEGs in fitImage (issues 16/21)", () => {
     );
     // At the 10 MB upload limit a 12 MP 4:2:0 file still passes (46.3 MiB); a 3 MB 16 MP 4:2:0 one (49.0) does not.
     const padded = (w: number, h: number, bytes: number) => {
-      const b = jpegHeader(w, h, bytes - 200);
+      const b = jpegHeader(w, h, bytes - 200, false);
       b[b.indexOf(0xc0, 20)] = 0xc2;
       return b;
     };
