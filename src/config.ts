@@ -106,6 +106,10 @@ export const configSchema = z.object({
   CONNECT_STATE_TTL_SECONDS: int(600),
   /** Default lifetime of a hosted connect link (a request may ask for 5 minutes up to 7 days). */
   CONNECT_LINK_TTL_SECONDS: int(86_400),
+  /** Hosted pages: OAuth flow starts per minute, per client IP (IPv6: per /64) and per connect link. */
+  CONNECT_STARTS_PER_MINUTE: int(20),
+  /** Hosted pages: Bluesky app-password attempts per minute, per client IP (IPv6: per /64) and per connect link. */
+  CONNECT_PASSWORD_TRIES_PER_MINUTE: int(5),
   /** The PLC directory that resolves did:plc identities to their DID documents (the account's actual PDS). */
   BLUESKY_PLC_URL: url("https://plc.directory"),
   // Secrets

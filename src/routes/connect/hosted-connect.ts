@@ -20,6 +20,7 @@ import { requesterOf } from "../../services/connect/requester";
 import { consumeSelection, type OpenSelection, readSelection } from "../../services/connect/selections";
 import { normalizeInstance, startConnect } from "../../services/connect/start-connect";
 import { bindState, readUnboundState } from "../../services/connect/states";
+import { type ConnectWindow, throttleConnect } from "../../services/connect/throttle";
 import { mac, macMatches } from "../../services/connect/tokens";
 import { upsertAccounts } from "../../services/connect/upsert-accounts";
 import { verifyBluesky } from "../../services/social-accounts/verify-account";
@@ -83,15 +84,21 @@ async function renderLink(
   return html(c, body, status);
 }
 
-/** The live link and a checked form, or the page to answer with instead. */
+const clientIp = (c: Context<AppEnv>) => c.req.header("CF-Connecting-IP") ?? "unknown";
+
+/** The live link and a checked form, or the page to answer with instead; counted in the link's and IP's window. */
 async function linkForm(
   c: Context<AppEnv>,
+  window: ConnectWindow,
 ): Promise<{ link: LiveLink; form: URLSearchParams; token: string } | { response: Response }> {
   const token = c.req.param("token") ?? "";
   const service = c.get("service");
   const found = await resolveConnectLink(service, token);
   if ("refused" in found) return { response: linkRefused(c, found.refused) };
   const { link } = found;
+  const { CONNECT_STARTS_PER_MINUTE, CONNECT_PASSWORD_TRIES_PER_MINUTE } = service.config;
+  const limit = window === "starts" ? CONNECT_STARTS_PER_MINUTE : CONNECT_PASSWORD_TRIES_PER_MINUTE;
+  await throttleConnect(c.env, window, limit, { ip: clientIp(c), linkId: link.id });
   const form = await readForm(c);
   if (crossSite(c) || !(await macMatches(service, LINK_CSRF, token, form.get("csrf") ?? ""))) {
     return { response: await renderLink(c, link, token, 403, { kind: "error", text: "The form expired. Try again." }) };
@@ -201,6 +208,7 @@ export function registerHostedConnect(app: App) {
     const nonce = c.req.param("nonce");
     const service = c.get("service");
     if (!(await readUnboundState(service, nonce))) return authorizeGone(c);
+    await throttleConnect(c.env, "starts", service.config.CONNECT_STARTS_PER_MINUTE, { ip: clientIp(c), linkId: null });
     const form = await readForm(c);
     if (crossSite(c) || !(await macMatches(service, AUTHORIZE_CSRF, nonce, form.get("csrf") ?? ""))) {
       return html(c, resultPage({ ok: false, title: "The form expired", text: "Open the sign-in link again." }), 403);
@@ -221,7 +229,7 @@ export function registerHostedConnect(app: App) {
   });
 
   app.post("/connect/:token/start", async (c) => {
-    const checked = await linkForm(c);
+    const checked = await linkForm(c, "starts");
     if ("response" in checked) return checked.response;
     const { link, form, token } = checked;
     const service = c.get("service");
@@ -251,7 +259,7 @@ export function registerHostedConnect(app: App) {
   });
 
   app.post("/connect/:token/bluesky", async (c) => {
-    const checked = await linkForm(c);
+    const checked = await linkForm(c, "passwords");
     if ("response" in checked) return checked.response;
     const { link, form, token } = checked;
     const serviceField = (form.get("service") ?? "").trim();
