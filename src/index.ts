@@ -5,6 +5,7 @@ import { setLogLevel } from "./lib/logger";
 import { handleDeadLetterBatch, handlePublishBatch } from "./publishing/consumer";
 import { backgroundContext } from "./publishing/context";
 import { runCron } from "./publishing/cron";
+import { handleClaimBatch } from "./publishing/scheduler";
 import { queueKind, withoutHealthProbes } from "./queues";
 import { handleWebhookBatch } from "./services/webhooks/consumer";
 
@@ -23,6 +24,7 @@ export default {
     if (!batch) return;
     const kind = queueKind(batch.queue);
     if (kind === "webhook") await handleWebhookBatch(backgroundContext(env, ctx, crypto.randomUUID()), batch);
+    else if (kind === "claim") await handleClaimBatch(backgroundContext(env, ctx, crypto.randomUUID()), batch);
     else if (kind === "dead-letter") await handleDeadLetterBatch(batch, env, ctx);
     else await handlePublishBatch(batch, env, ctx);
   },

@@ -12,6 +12,8 @@ describe("queueKind", () => {
           "publish-jobs-staging",
           "publish-jobs-staging-dlq",
           "webhook-deliveries-staging",
+          "publish-claims",
+          "publish-claims-staging",
         ].map((q) => [q, queueKind(q)]),
       ),
     ).toEqual({
@@ -21,6 +23,8 @@ describe("queueKind", () => {
       "publish-jobs-staging": "publish",
       "publish-jobs-staging-dlq": "dead-letter",
       "webhook-deliveries-staging": "webhook",
+      "publish-claims": "claim",
+      "publish-claims-staging": "claim",
     });
   });
 });

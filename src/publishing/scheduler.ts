@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, lte } from "drizzle-orm";
+import { and, asc, eq, gt, lte, or } from "drizzle-orm";
+import { z } from "zod";
 import type { ServiceContext } from "../context";
 import { inJsonArray } from "../db/json-params";
 import { postPlatforms, posts } from "../db/schema";
@@ -8,55 +9,139 @@ import { enqueuePublishMessages, type PublishMessage, QUEUE_SEND_BATCH_MAX } fro
 import { recomputePostStatus } from "./status";
 
 /**
- * Work per cron tick is bounded, so one invocation stays far inside D1's and the Workers runtime's per-invocation
- * limits however many posts fall due at once (docs/limits.md): at most SCHEDULER_MAX_CLAIMS_PER_TICK claims of
- * SCHEDULER_CLAIM_CHUNK posts (≤ 500 posts, ≤ 5 statements per claim), and no further claim once
- * SCHEDULER_MESSAGES_PER_TICK messages went out. What is left is claimed by the next tick, oldest first.
+ * On time at any volume (issue 28, docs/scale.md). The tick reads the ids of every due post (pages of
+ * SCHEDULER_SCAN_PAGE, keyset on scheduled_at, id), claims the oldest SCHEDULER_CLAIM_CHUNK itself and hands every
+ * other chunk to the `publish-claims` queue, whose consumer claims them in parallel. A claim is one conditional
+ * `UPDATE … WHERE status = 'scheduled' … RETURNING` (SQLite runs it atomically, so of two overlapping ticks, or two
+ * deliveries of one claim message, each post is returned to exactly one) followed by the enqueue of its rows. Every
+ * invocation stays bounded: a claim is ≤ 100 posts, ≤ 4 D1 statements and ≤ 3 sendBatch calls; the tick is one
+ * D1 read per 10,000 due posts and one sendBatch per 50 chunks.
  */
 export const SCHEDULER_CLAIM_CHUNK = 100;
-export const SCHEDULER_MAX_CLAIMS_PER_TICK = 5;
-export const SCHEDULER_MESSAGES_PER_TICK = 5000;
+export const SCHEDULER_SCAN_PAGE = 10_000;
+/** Claim messages per sendBatch: 50 × ~3.8 KB (100 UUIDs) stays under the 256 KB a sendBatch may carry. */
+export const CLAIM_MESSAGES_PER_SEND = 50;
 /** sendBatch calls in flight at once (each carries up to 100 messages). */
 const ENQUEUE_CONCURRENCY = 6;
 
+/** The body of a `publish-claims` message: due posts for one claim. */
+export const ClaimMessageSchema = z.object({
+  claim_post_ids: z.array(z.uuid()).min(1).max(SCHEDULER_CLAIM_CHUNK),
+});
+export type ClaimMessage = z.infer<typeof ClaimMessageSchema>;
+
 export interface SchedulerResult {
+  /** Posts due at the tick. */
+  due: number;
+  /** Claimed and enqueued by the tick itself (the oldest chunk). */
+  claimedPosts: number;
+  enqueued: number;
+  /** Chunks handed to the publish-claims queue. */
+  fannedOut: number;
+}
+
+export interface ClaimResult {
   claimedPosts: number;
   enqueued: number;
 }
 
-/**
- * The cron's publish step (decisions §7): claim due scheduled posts and enqueue one message per enabled row.
- * The claim is one conditional `UPDATE … WHERE status = 'scheduled' … RETURNING`: SQLite runs it atomically, so
- * of two overlapping ticks each post is returned to exactly one.
- */
-export async function runScheduler(ctx: ServiceContext): Promise<SchedulerResult> {
-  const result: SchedulerResult = { claimedPosts: 0, enqueued: 0 };
-  for (
-    let claims = 0;
-    claims < SCHEDULER_MAX_CLAIMS_PER_TICK && result.enqueued < SCHEDULER_MESSAGES_PER_TICK;
-    claims++
-  ) {
-    const now = ctx.now();
-    const due = ctx.db
-      .select({ id: posts.id })
+/** Every due post's id, oldest first, in chunks of SCHEDULER_CLAIM_CHUNK. */
+async function dueChunks(ctx: ServiceContext, now: number): Promise<string[][]> {
+  const chunks: string[][] = [];
+  let after: { at: number; id: string } | null = null;
+  for (;;) {
+    const page: { id: string; at: number | null }[] = await ctx.db
+      .select({ id: posts.id, at: posts.scheduledAt })
       .from(posts)
-      .where(and(eq(posts.status, "scheduled"), lte(posts.scheduledAt, now)))
-      .orderBy(asc(posts.scheduledAt))
-      .limit(SCHEDULER_CLAIM_CHUNK);
-    const claimed = await ctx.db
-      .update(posts)
-      .set({ status: "publishing", updatedAt: now })
-      .where(and(eq(posts.status, "scheduled"), inArray(posts.id, due)))
-      .returning({ id: posts.id, workspaceId: posts.workspaceId });
-    if (claimed.length === 0) break;
-    result.claimedPosts += claimed.length;
-    result.enqueued += await enqueueClaimed(ctx, claimed, now);
-    if (claimed.length < SCHEDULER_CLAIM_CHUNK) break;
+      .where(
+        and(
+          eq(posts.status, "scheduled"),
+          lte(posts.scheduledAt, now),
+          after
+            ? or(gt(posts.scheduledAt, after.at), and(eq(posts.scheduledAt, after.at), gt(posts.id, after.id)))
+            : undefined,
+        ),
+      )
+      .orderBy(asc(posts.scheduledAt), asc(posts.id))
+      .limit(SCHEDULER_SCAN_PAGE);
+    for (let i = 0; i < page.length; i += SCHEDULER_CLAIM_CHUNK)
+      chunks.push(page.slice(i, i + SCHEDULER_CLAIM_CHUNK).map((p) => p.id));
+    if (page.length < SCHEDULER_SCAN_PAGE) return chunks;
+    const last = page.at(-1)!;
+    after = { at: last.at ?? 0, id: last.id };
   }
-  if (result.claimedPosts > 0) log("info", "scheduler_tick", { ...result });
+}
+
+/** The cron's publish step (decisions §7): claim and enqueue every due post, fanning the claims out. */
+export async function runScheduler(ctx: ServiceContext): Promise<SchedulerResult> {
+  const now = ctx.now();
+  const chunks = await dueChunks(ctx, now);
+  const result: SchedulerResult = { due: 0, claimedPosts: 0, enqueued: 0, fannedOut: 0 };
+  if (chunks.length === 0) return result;
+  result.due = chunks.reduce((n, c) => n + c.length, 0);
+  const [first, ...rest] = chunks;
+  const [claim, fannedOut] = await Promise.all([claimAndEnqueue(ctx, first!), fanOut(ctx, rest)]);
+  Object.assign(result, claim, { fannedOut });
+  log("info", "scheduler_tick", { ...result });
   return result;
 }
 
+/**
+ * Hands chunks to `publish-claims`. A send that fails leaves its posts scheduled: the next tick finds them again
+ * (so does an overlapping tick, whose duplicate claim messages then claim nothing).
+ */
+async function fanOut(ctx: ServiceContext, chunks: string[][]): Promise<number> {
+  let sent = 0;
+  const sends: Promise<void>[] = [];
+  for (let i = 0; i < chunks.length; i += CLAIM_MESSAGES_PER_SEND) {
+    const batch = chunks.slice(i, i + CLAIM_MESSAGES_PER_SEND);
+    sends.push(
+      ctx.env.CLAIM_QUEUE.sendBatch(
+        batch.map((ids) => ({ body: { claim_post_ids: ids } satisfies ClaimMessage, contentType: "json" as const })),
+      ).then(
+        () => void (sent += batch.length),
+        (err) => log("error", "scheduler_fan_out_failed", { chunks: batch.length, ...errorFields(err) }),
+      ),
+    );
+  }
+  await Promise.all(sends);
+  return sent;
+}
+
+/** One claim: the posts of `ids` still scheduled and due, then one publish message per enabled row. */
+export async function claimAndEnqueue(ctx: ServiceContext, ids: string[]): Promise<ClaimResult> {
+  const now = ctx.now();
+  const claimed = await ctx.db
+    .update(posts)
+    .set({ status: "publishing", updatedAt: now })
+    .where(and(eq(posts.status, "scheduled"), lte(posts.scheduledAt, now), inJsonArray(posts.id, ids)))
+    .returning({ id: posts.id, workspaceId: posts.workspaceId });
+  if (claimed.length === 0) return { claimedPosts: 0, enqueued: 0 };
+  const enqueued = await enqueueClaimed(ctx, claimed, now);
+  log("info", "scheduler_claim", { claimed: claimed.length, enqueued });
+  return { claimedPosts: claimed.length, enqueued };
+}
+
+/** The `publish-claims` consumer: each message is one chunk; the chunks of a batch are claimed concurrently. */
+export async function handleClaimBatch(ctx: ServiceContext, batch: MessageBatch<unknown>): Promise<void> {
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const parsed = ClaimMessageSchema.safeParse(message.body);
+      if (!parsed.success) {
+        log("error", "claim_message_invalid", { message_id: message.id });
+        return message.ack();
+      }
+      try {
+        await claimAndEnqueue(ctx, parsed.data.claim_post_ids);
+        message.ack();
+      } catch (err) {
+        // Posts not claimed stay scheduled; the next delivery (or the next tick) claims them.
+        log("error", "claim_message_error", { message_id: message.id, ...errorFields(err) });
+        message.retry({ delaySeconds: 1 });
+      }
+    }),
+  );
+}
 async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; workspaceId: string }[], now: number) {
   // One bound parameter for any number of ids (D1 allows 100 per statement).
   const ids = claimed.map((p) => p.id);

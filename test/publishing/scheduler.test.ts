@@ -1,12 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import {
-  SCHEDULER_CLAIM_CHUNK,
-  SCHEDULER_MAX_CLAIMS_PER_TICK,
-  SCHEDULER_MESSAGES_PER_TICK,
-} from "../../src/publishing/scheduler";
+import { CLAIM_MESSAGES_PER_SEND, SCHEDULER_CLAIM_CHUNK } from "../../src/publishing/scheduler";
 import { seedMastodonAccount, seedXAccount } from "./platforms";
-import { createTestWorkspace, readPost, readRow, recordingQueue, seedPost, tick } from "./support";
+import { createTestWorkspace, readPost, readRow, recordingClaimQueue, recordingQueue, seedPost, tick } from "./support";
 
 async function seedDuePosts(workspaceId: string, accountA: string, accountB: string, count: number) {
   const now = Date.now();
@@ -42,7 +38,7 @@ async function seedDuePosts(workspaceId: string, accountA: string, accountB: str
 }
 
 describe("scheduler", () => {
-  it("overlapping ticks claim each due post exactly once and enqueue each enabled row once, in batches", async () => {
+  it("overlapping ticks claim each due post exactly once and enqueue each enabled row once, in batches, through their fanned-out claims", async () => {
     const ws = await createTestWorkspace();
     const a = await seedMastodonAccount(ws);
     const b = await seedXAccount(ws);
@@ -91,20 +87,72 @@ describe("scheduler", () => {
     expect(await tick()).toEqual([]);
   });
 
-  it("one tick claims at most 500 posts, oldest first, and leaves the rest to the next tick", async () => {
-    expect(SCHEDULER_CLAIM_CHUNK * SCHEDULER_MAX_CLAIMS_PER_TICK).toBe(500);
-    expect(SCHEDULER_MESSAGES_PER_TICK).toBe(5000);
+  it("one tick claims every due post whatever the count: the oldest chunk itself, the rest fanned out in chunks of 100", async () => {
+    expect(SCHEDULER_CLAIM_CHUNK).toBe(100);
+    expect(CLAIM_MESSAGES_PER_SEND).toBe(50);
     const ws = await createTestWorkspace();
     const a = await seedMastodonAccount(ws);
     const b = await seedXAccount(ws);
     // Post i is due since now - 1000 - i ms: the higher i, the older.
-    const { postIds } = await seedDuePosts(ws.workspaceId, a, b, 620);
-    const first = await tick();
-    const firstPosts = [...new Set(first.map((m) => m.post_id))];
-    expect(firstPosts.sort()).toEqual(postIds.slice(120).sort());
-    const second = await tick();
-    expect([...new Set(second.map((m) => m.post_id))].sort()).toEqual(postIds.slice(0, 120).sort());
+    const { expected, postIds } = await seedDuePosts(ws.workspaceId, a, b, 1250);
+    const claims = recordingClaimQueue();
+    const recorder = recordingQueue();
+    const sent = await tick(recorder, claims);
+    expect(sent.map((m) => m.post_platform_id).sort()).toEqual([...expected].sort());
+    // 13 chunks: the tick claimed the 100 oldest; 12 claim messages of ≤ 100 ids, oldest first, cover the rest.
+    expect(claims.sent.map((c) => c.claim_post_ids.length)).toEqual([...Array(11).fill(100), 50]);
+    const oldestFirst = [...postIds].reverse();
+    expect(claims.sent.flatMap((c) => c.claim_post_ids)).toEqual(oldestFirst.slice(100));
+    for (const size of recorder.sendCalls) expect(size).toBeLessThanOrEqual(100);
     expect(await tick()).toEqual([]);
+  });
+
+  it("a claim message delivered twice, or after a second tick claimed its posts, claims nothing twice", async () => {
+    const ws = await createTestWorkspace();
+    const a = await seedMastodonAccount(ws);
+    const b = await seedXAccount(ws);
+    const { expected } = await seedDuePosts(ws.workspaceId, a, b, 150);
+    // Tick 1 fans out its second chunk, but its claim message is held back (not yet delivered).
+    const held = recordingClaimQueue();
+    const ctxTick = { ...env, CLAIM_QUEUE: held.queue };
+    const first = recordingQueue();
+    const { default: worker } = await import("../../src/index");
+    const { createExecutionContext, createScheduledController, waitOnExecutionContext } = await import(
+      "cloudflare:test"
+    );
+    const ctx = createExecutionContext();
+    await worker.scheduled!(
+      createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }),
+      { ...ctxTick, PUBLISH_QUEUE: first.queue },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(held.sent).toHaveLength(1);
+    // Tick 2 overlaps: it finds the 50 posts tick 1 fanned out still scheduled and claims them through its own fan-out.
+    const second = await tick();
+    // Tick 1's claim message arrives late, twice.
+    const late = recordingQueue();
+    for (let i = 0; i < 2; i++) {
+      const c = createExecutionContext();
+      await worker.queue!(
+        {
+          queue: "publish-claims",
+          messages: [
+            { id: "late", timestamp: new Date(), attempts: i + 1, body: held.sent[0], ack: () => {}, retry: () => {} },
+          ],
+          metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } },
+          ackAll: () => {},
+          retryAll: () => {},
+        } as MessageBatch<unknown>,
+        { ...env, PUBLISH_QUEUE: late.queue },
+        c,
+      );
+      await waitOnExecutionContext(c);
+    }
+    expect(late.sent).toEqual([]);
+    const all = [...first.sent, ...second].map((m) => m.post_platform_id);
+    expect(new Set(all).size).toBe(all.length);
+    expect(all.sort()).toEqual([...expected].sort());
   });
 
   it("retries failed rows of a rescheduled post and settles a post with nothing left to publish", async () => {

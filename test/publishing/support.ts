@@ -10,6 +10,7 @@ import { vi } from "vitest";
 import { loadConfig } from "../../src/config";
 import worker from "../../src/index";
 import type { PublishMessage } from "../../src/publishing/messages";
+import type { ClaimMessage } from "../../src/publishing/scheduler";
 import { type AccountCredentials, sealCredentials } from "../../src/services/social-accounts/credentials";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 
@@ -251,12 +252,51 @@ export function recordingQueue() {
   return { queue, sent, sendCalls };
 }
 
-/** One tick of the worker's scheduled() handler; returns the messages it enqueued. */
-export async function tick(recorder = recordingQueue()): Promise<PublishMessage[]> {
+/** A CLAIM_QUEUE that records the scheduler's fanned-out claim messages. */
+export function recordingClaimQueue() {
+  const sent: ClaimMessage[] = [];
+  const queue = {
+    async sendBatch(messages: Iterable<{ body: ClaimMessage }>) {
+      for (const m of messages) sent.push(m.body);
+    },
+  } as unknown as Queue;
+  return { queue, sent };
+}
+
+/**
+ * One tick of the worker's scheduled() handler, then its fanned-out claims delivered to the publish-claims consumer
+ * as the queue would (batches of 10, concurrently); returns the publish messages enqueued by both.
+ */
+export async function tick(recorder = recordingQueue(), claims = recordingClaimQueue()): Promise<PublishMessage[]> {
   const ctx = createExecutionContext();
-  const tickEnv = { ...env, PUBLISH_QUEUE: recorder.queue };
+  const tickEnv = { ...env, PUBLISH_QUEUE: recorder.queue, CLAIM_QUEUE: claims.queue };
   await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), tickEnv, ctx);
   await waitOnExecutionContext(ctx);
+  const batches: ClaimMessage[][] = [];
+  for (let i = 0; i < claims.sent.length; i += 10) batches.push(claims.sent.slice(i, i + 10));
+  await Promise.all(
+    batches.map(async (bodies, b) => {
+      const retried: string[] = [];
+      const batch: MessageBatch<unknown> = {
+        queue: "publish-claims",
+        messages: bodies.map((body, i) => ({
+          id: `claim-${b}-${i}`,
+          timestamp: new Date(),
+          attempts: 1,
+          body,
+          ack: () => {},
+          retry: () => void retried.push(`claim-${b}-${i}`),
+        })),
+        metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } },
+        ackAll: () => {},
+        retryAll: () => void retried.push("all"),
+      };
+      const claimCtx = createExecutionContext();
+      await worker.queue!(batch, tickEnv, claimCtx);
+      await waitOnExecutionContext(claimCtx);
+      if (retried.length > 0) throw new Error(`claim messages retried: ${retried.join(", ")}`);
+    }),
+  );
   return recorder.sent;
 }
 
