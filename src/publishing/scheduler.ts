@@ -99,7 +99,9 @@ async function fanOut(ctx: ServiceContext, chunks: string[][]): Promise<number> 
       ctx.env.CLAIM_QUEUE.sendBatch(
         batch.map((ids) => ({ body: { claim_post_ids: ids } satisfies ClaimMessage, contentType: "json" as const })),
       ).then(
-        () => void (sent += batch.length),
+        () => {
+          sent += batch.length;
+        },
         (err) => log("error", "scheduler_fan_out_failed", { chunks: batch.length, ...errorFields(err) }),
       ),
     );
