@@ -41,6 +41,13 @@ export const configSchema = z.object({
   MEDIA_MAX_IMAGE_PIXELS: int(16_000_000),
   /** Pixel limit for WebP and interlaced PNG, which are decoded whole (≈8 bytes per pixel in the isolate). */
   MEDIA_MAX_FULL_DECODE_PIXELS: int(4_000_000),
+  /**
+   * Bytes of media buffers this isolate holds at once, all requests together (src/lib/memory-budget.ts,
+   * docs/media.md "Memory budget"); the isolate has 128 MB.
+   */
+  MEDIA_MEMORY_BUDGET_BYTES: int(100 * 1024 * 1024),
+  /** How long an upload waits for its share of the budget before 503 + Retry-After (0: not at all). */
+  MEDIA_MEMORY_WAIT_SECONDS: z.coerce.number().int().min(0).default(20),
   MEDIA_FETCH_ALLOW_PRIVATE: bool.default(false),
   MEDIA_FETCH_TIMEOUT_SECONDS: int(20),
   UPLOAD_URL_TTL_SECONDS: int(900),

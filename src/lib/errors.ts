@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   validation: 422,
   too_many_requests: 429,
+  service_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

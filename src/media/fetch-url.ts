@@ -15,6 +15,8 @@ export interface FetchedBody {
   source: ByteSource;
   /** Final URL after redirects. */
   url: string;
+  /** The answer's Content-Length, when it sent one (the body is still capped while it streams). */
+  declaredBytes?: number;
   /** Releases the download; call when the body has been consumed or abandoned. */
   done: () => void;
 }
@@ -40,5 +42,7 @@ export async function fetchMedia(
     throw new OutboundRefusedError(`Answered ${response.status}.`, "refused");
   }
   const source = streamSource(response.body);
-  return { source, url, done: () => void source.cancel() };
+  const length = Number(response.headers.get("Content-Length") ?? Number.NaN);
+  const declaredBytes = Number.isSafeInteger(length) && length >= 0 ? length : undefined;
+  return { source, url, declaredBytes, done: () => void source.cancel() };
 }

@@ -7,6 +7,7 @@
  * sent wrong; leaves nothing in R2 when it throws.
  */
 import type { MediaKind } from "../catalog/platforms";
+import { DECODE_RESERVE_BYTES, type MemoryGate } from "../lib/memory-budget";
 import { type ByteSource, peek } from "./byte-source";
 import { MAX_DECODE_HEAP_BYTES } from "./fit-image";
 import { jpegDecodeBytes } from "./jpeg-decode-heap";
@@ -14,7 +15,7 @@ import { jpegInfo, jpegStructureProblem, stripJpegMetadata, swapsAxes, withOrien
 import { InvalidVideoError, r2RangeReader, readMp4Info } from "./mp4-info";
 import { imageOrientation } from "./orientation";
 import { type DetectedType, detectType, readDimensions, SNIFF_BYTES, storedFormat } from "./sniff";
-import { putStream, readAll, TooLargeError } from "./storage";
+import { putStream, R2_PART_BYTES, readAll, TooLargeError } from "./storage";
 import { checkEncodable, InvalidImageError, MAX_JPEG_DIMENSION, transcodeToJpeg } from "./transcode";
 
 export interface IngestLimits {
@@ -49,10 +50,15 @@ const INTERLACED_PASSES = 3;
  * count) inflate to at most MAX_INFLATED_BYTES; interlaced PNGs also take the whole-decode limit and count every
  * band's pass.
  */
-function pngPixelLimit(bytes: Uint8Array, limits: IngestLimits): number {
+/** Bytes per pixel of a PNG's inflated rows, from its IHDR (bit depth × channels; at least 1). */
+function pngRawBytesPerPixel(bytes: Uint8Array): number {
   const depth = bytes[24] as number;
   const channels = ({ 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 } as Record<number, number>)[bytes[25] as number] ?? 4;
-  const rawBytesPerPixel = Math.max(1, (depth * channels) / 8);
+  return Math.max(1, (depth * channels) / 8);
+}
+
+function pngPixelLimit(bytes: Uint8Array, limits: IngestLimits): number {
+  const rawBytesPerPixel = pngRawBytesPerPixel(bytes);
   const interlaced = bytes[28] === 1;
   const passes = interlaced ? INTERLACED_PASSES : 1;
   const byVolume = Math.floor(MAX_INFLATED_BYTES / rawBytesPerPixel / passes);
@@ -138,7 +144,79 @@ export async function sniff(source: ByteSource): Promise<{ detected: DetectedTyp
   return { detected, source: peeked.source };
 }
 
+/** Bytes read ahead of the budget to size a PNG's or WebP's decode from its header (IHDR, VP8X/VP8/VP8L). */
+const HEADER_BYTES = 64;
+/** The codecs' own heaps beside the pixels (libjpeg-turbo's strips: ≤ 11.9 MB measured). */
+const CODEC_HEAP_BYTES = 12 * 1024 * 1024;
+/** A WebP decode per pixel: ≈4 bytes in libwebp + 4 handed to JavaScript + the codec's working copies (measured). */
+const WEBP_DECODE_BYTES_PER_PIXEL = 20;
+
+/**
+ * A decode's working memory, sized from the header: a PNG's inflated rows twice (the inflater's buffers are reclaimed
+ * late), a WebP's pixels at WEBP_DECODE_BYTES_PER_PIXEL, plus the codecs' heaps; at most DECODE_RESERVE_BYTES, and
+ * that when the header says nothing.
+ */
+function decodeReserve(mime: string, head: Uint8Array): number {
+  if (mime !== "image/png" && mime !== "image/webp") return 0;
+  const dims = readDimensions(mime, head);
+  if (!dims) return DECODE_RESERVE_BYTES;
+  const perPixel = mime === "image/png" ? 2 * pngRawBytesPerPixel(head) : WEBP_DECODE_BYTES_PER_PIXEL;
+  return Math.min(DECODE_RESERVE_BYTES, CODEC_HEAP_BYTES + dims.width * dims.height * perPixel);
+}
+
+/**
+ * Bytes of the isolate's memory budget (src/lib/memory-budget.ts) one file takes while it is ingested: a video its
+ * two R2 part buffers (putStream); an image its bytes twice (read whole, then one copy: the concatenation, the
+ * stripped JPEG), cut to the declared size when known, plus a PNG's or WebP's decode (`head`: its first bytes).
+ */
+export function ingestMemoryCost(
+  detected: DetectedType,
+  limits: IngestLimits,
+  declaredBytes?: number,
+  head: Uint8Array = new Uint8Array(0),
+): number {
+  if (!limits.accept.has(detected.kind)) return 0;
+  if (detected.kind === "video") return 2 * R2_PART_BYTES;
+  const bytes = Math.min(limits.imageMaxBytes, declaredBytes ?? Number.POSITIVE_INFINITY);
+  return 2 * bytes + decodeReserve(detected.mime, head);
+}
+
+/**
+ * The pipeline under the isolate's memory budget: the type is sniffed (a few bytes), then the file's share is taken
+ * before anything is buffered and given back once it is stored or refused. MemoryBusyError when the share is not
+ * free in time (the source is cancelled).
+ */
 export async function ingestMedia(
+  bucket: R2Bucket,
+  input: ByteSource,
+  opts: {
+    filename: string;
+    limits: IngestLimits;
+    detected?: DetectedType;
+    /** The budget's gate, and the most bytes the file can have (a Content-Length) when known. */
+    memory?: { gate: MemoryGate; declaredBytes?: number };
+  },
+): Promise<StoredMedia> {
+  if (!opts.memory) return ingestSniffed(bucket, input, opts);
+  let source = input;
+  let detected = opts.detected;
+  if (!detected) ({ detected, source } = await sniff(input));
+  let head: Uint8Array | undefined;
+  if (detected.mime === "image/png" || detected.mime === "image/webp")
+    ({ head, source } = await peek(source, HEADER_BYTES));
+  const cost = ingestMemoryCost(detected, opts.limits, opts.memory.declaredBytes, head);
+  const release = await opts.memory.gate(cost).catch(async (err: unknown) => {
+    await source.cancel();
+    throw err;
+  });
+  try {
+    return await ingestSniffed(bucket, source, { ...opts, detected });
+  } finally {
+    release();
+  }
+}
+
+async function ingestSniffed(
   bucket: R2Bucket,
   input: ByteSource,
   opts: { filename: string; limits: IngestLimits; detected?: DetectedType },

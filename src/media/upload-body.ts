@@ -31,6 +31,12 @@ export interface DrainLimits {
   idleMs: number;
 }
 
+/** A request's Content-Length as a number of bytes, or undefined when absent or not a number. */
+export function declaredLength(header: string | undefined | null): number | undefined {
+  const n = Number(header ?? Number.NaN);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
 /** Time bounds of the drain (the byte bound is the route's cap). */
 export const DRAIN_MAX_MS = 60_000;
 export const DRAIN_IDLE_MS = 10_000;

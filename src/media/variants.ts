@@ -14,6 +14,7 @@
  * for drafts that are never published. Numbers: bench/RESULTS.md ("Fitting images").
  */
 import type { ImageRules } from "../catalog/media-specs";
+import { DECODE_RESERVE_BYTES, type MemoryGate } from "../lib/memory-budget";
 import { FitError, type FitMime, type FitSpec, fitImage } from "./fit-image";
 
 export const VARIANT_KEY =
@@ -92,9 +93,16 @@ export class VariantError extends Error {
 
 /**
  * The variant of `m` for `spec`: reused when stored, otherwise made from the original and stored. Concurrent makers
- * write the same bytes under the same key, so the race is harmless.
+ * write the same bytes under the same key, so the race is harmless. With a `gate`, the original's bytes (twice) and
+ * a decode's working memory are taken from the isolate's memory budget before the original is read, and given back
+ * once the variant is stored (MemoryBusyError, retried by the queue, when they are not free in time).
  */
-export async function variantFor(bucket: R2Bucket, m: VariantSource, spec: FitSpec): Promise<Variant> {
+export async function variantFor(
+  bucket: R2Bucket,
+  m: VariantSource,
+  spec: FitSpec,
+  gate?: MemoryGate,
+): Promise<Variant> {
   const prefix = variantPrefix(m.path);
   if (!prefix) throw new VariantError(`Media ${m.path} has no variant key.`);
   const path = `${prefix}${await specHash(spec)}.jpg`;
@@ -108,6 +116,15 @@ export async function variantFor(bucket: R2Bucket, m: VariantSource, spec: FitSp
       height: Number(existing.customMetadata?.height),
     };
   }
+  const release = gate ? await gate(2 * (m.size ?? 0) + DECODE_RESERVE_BYTES) : () => {};
+  try {
+    return await makeVariant(bucket, m, spec, path);
+  } finally {
+    release();
+  }
+}
+
+async function makeVariant(bucket: R2Bucket, m: VariantSource, spec: FitSpec, path: string): Promise<Variant> {
   const original = await bucket.get(m.path);
   if (!original) throw new VariantError(`Media ${m.path} is missing from storage.`);
   const input = new Uint8Array(await original.arrayBuffer());

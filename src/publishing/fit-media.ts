@@ -3,6 +3,7 @@ import { accountMediaRules } from "../catalog/media-specs";
 import { platformSpec } from "../catalog/platforms";
 import type { ServiceContext } from "../context";
 import { mediaPublicUrl } from "../lib/media-url";
+import { memoryGate } from "../lib/memory-budget";
 import { fitSpecFor, VariantError, variantFor } from "../media/variants";
 import type { AdapterMedia } from "../platforms/types";
 
@@ -31,7 +32,7 @@ export async function fitMediaForRow(
       continue;
     }
     try {
-      const v = await variantFor(ctx.env.MEDIA_BUCKET, m, spec);
+      const v = await variantFor(ctx.env.MEDIA_BUCKET, m, spec, memoryGate(ctx.config));
       out.push({
         ...m,
         path: v.path,

@@ -28,6 +28,11 @@ export const errorResponses = {
   500: json(ErrorSchema, "Unexpected error (logged with the request id)."),
 } as const;
 
+/** The media routes: the isolate's memory budget for media was not free in time (src/lib/memory-budget.ts). */
+export const memoryBusyResponse = {
+  503: json(ErrorSchema, "The Worker is busy with other media; send the file again after `Retry-After` seconds."),
+} as const;
+
 const authResponses = {
   401: json(ErrorSchema, "Missing, malformed, unknown, revoked or expired API key."),
   403: json(ErrorSchema, "The API key's scope does not allow this operation."),

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import { MEDIA_URLS_MAX } from "../../lib/bounds";
 import { attachMediaFromUrls } from "../../services/media/attach-media-from-urls";
 import type { App } from "../../types";
-import { authedRoute, idParam, jsonBody, ok } from "../openapi";
+import { authedRoute, idParam, jsonBody, memoryBusyResponse, ok } from "../openapi";
 import { PostSchema } from "../posts/schemas";
 
 const httpUrl = z
@@ -40,7 +40,10 @@ const route = authedRoute({
   tags: ["Media"],
   summary: "Download files from URLs and attach them to a post",
   request: { params: idParam("post", "Post id (UUID)."), ...jsonBody(AttachMediaFromUrlRequest) },
-  responses: { 200: ok(AttachMediaFromUrlResponse, "The updated post and what was attached or failed.") },
+  responses: {
+    ...memoryBusyResponse,
+    200: ok(AttachMediaFromUrlResponse, "The updated post and what was attached or failed."),
+  },
 });
 
 export function registerAttachMediaFromUrl(app: App) {

@@ -1,9 +1,9 @@
 import { notFound } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { drainedUploadBody } from "../../media/upload-body";
+import { declaredLength, drainedUploadBody } from "../../media/upload-body";
 import { uploadPostMedia } from "../../services/media/upload-post-media";
 import type { App } from "../../types";
-import { authedRoute, idParam, ok } from "../openapi";
+import { authedRoute, idParam, memoryBusyResponse, ok } from "../openapi";
 import { PostSchema } from "../posts/schemas";
 import { multipartBody } from "./schemas";
 
@@ -19,7 +19,10 @@ const route = authedRoute({
   description:
     "Appends the file to the post's `media[]`. 422 `errors.media` for an unsupported type, a file over its cap, an undecodable or too large image, or a type no enabled platform of the post accepts.",
   request: { params: idParam("post", "Post id (UUID)."), ...multipartBody("One file field `media`.") },
-  responses: { 200: ok(PostSchema, "The updated post with the new item last in `media[]`.") },
+  responses: {
+    ...memoryBusyResponse,
+    200: ok(PostSchema, "The updated post with the new item last in `media[]`."),
+  },
 });
 
 export function registerUploadPostMedia(app: App) {
@@ -33,6 +36,7 @@ export function registerUploadPostMedia(app: App) {
   app.post("/api/posts/:post/media", authenticate, checkScope, drainBody, async (c) => {
     const postId = c.req.param("post");
     if (!isUuid(postId)) throw notFound();
-    return c.json(await uploadPostMedia(c.get("workspace"), postId, c.get("uploadForm")), 200);
+    const declared = declaredLength(c.req.header("Content-Length"));
+    return c.json(await uploadPostMedia(c.get("workspace"), postId, c.get("uploadForm"), declared), 200);
   });
 }

@@ -3,14 +3,14 @@ import type { MiddlewareHandler } from "hono";
 import { requireSecret } from "../../config";
 import { AppError, notFound, tooManyRequests } from "../../lib/errors";
 import { isUuid } from "../../lib/ids";
-import { drainedUploadBody } from "../../media/upload-body";
+import { declaredLength, drainedUploadBody } from "../../media/upload-body";
 import { uploadIssuerRevoked } from "../../services/uploads/issue-upload";
 import { checkUploadSignature } from "../../services/uploads/signing";
 import { storeSignedUpload, type VerifiedUpload, workspaceExists } from "../../services/uploads/store-upload";
 import { hitIpWindow } from "../../services/uploads/upload-guard";
 import type { App, AppEnv } from "../../types";
 import { multipartBody } from "../media/schemas";
-import { ErrorSchema, errorResponses, ok } from "../openapi";
+import { ErrorSchema, errorResponses, memoryBusyResponse, ok } from "../openapi";
 
 export const INVALID_SIGNATURE = "Invalid signature.";
 export const EXPIRED_SIGNATURE = "Upload URL has expired.";
@@ -81,6 +81,7 @@ const route = createRoute({
   },
   responses: {
     ...errorResponses,
+    ...memoryBusyResponse,
     201: ok(StoredUploadSchema, "Stored; the Media is a workspace asset carrying the upload token."),
     403: json("Invalid signature, altered or extra parameter, expired URL, or the issuing API key was revoked."),
     409: json("The URL was already used."),
@@ -94,7 +95,8 @@ export function registerSignedUpload(app: App) {
   // end within UPLOAD_MAX_BYTES before any answer: a refused file gets its 4xx, not a reset (src/media/upload-body.ts).
   const drainBody = drainedUploadBody((config) => config.UPLOAD_MAX_BYTES);
   app.post("/api/uploads/:token", verifySignedUpload, drainBody, async (c) => {
-    const result = await storeSignedUpload(c.get("service"), c.get("upload"), c.get("uploadForm"));
+    const declared = declaredLength(c.req.header("Content-Length"));
+    const result = await storeSignedUpload(c.get("service"), c.get("upload"), c.get("uploadForm"), declared);
     return c.json(result, 201);
   });
 }

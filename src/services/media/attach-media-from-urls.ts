@@ -1,5 +1,6 @@
 import type { WorkspaceContext } from "../../context";
 import { log } from "../../lib/logger";
+import { MemoryBusyError, memoryBusy, memoryGate } from "../../lib/memory-budget";
 import { FetchRefusedError, fetchMedia } from "../../media/fetch-url";
 import { ingestMedia, MediaRejectedError } from "../../media/ingest";
 import { getPost } from "../posts/get-post";
@@ -36,11 +37,15 @@ function filenameOf(url: string): string {
 /**
  * POST /posts/{post}/media/from-url: downloads every URL concurrently through the media pipeline, attaches the
  * successes in the order given, and lists every failure (unreachable, refused address, wrong type, too large, not
- * accepted by the post's enabled platforms) in `failed_urls`.
+ * accepted by the post's enabled platforms) in `failed_urls`. Each file takes its share of the isolate's memory
+ * budget before it is buffered; when one cannot get it in time the whole request answers 503 + Retry-After (the
+ * files already stored are deleted, nothing is attached), so no URL is silently lost to a busy isolate.
  */
 export async function attachMediaFromUrls(ctx: WorkspaceContext, postId: string, urls: string[]) {
   const target = await mediaTarget(ctx, postId);
   const limits = ingestLimits(ctx.config, target.accept);
+  const gate = memoryGate(ctx.config);
+  let busy = false;
   const results = await mapPool(urls, FROM_URL_CONCURRENCY, async (url): Promise<MediaRow | null> => {
     let fetched: Awaited<ReturnType<typeof fetchMedia>> | null = null;
     try {
@@ -51,6 +56,7 @@ export async function attachMediaFromUrls(ctx: WorkspaceContext, postId: string,
       const stored = await ingestMedia(ctx.env.MEDIA_BUCKET, fetched.source, {
         filename: filenameOf(fetched.url),
         limits,
+        memory: { gate, declaredBytes: fetched.declaredBytes },
       });
       const row = mediaRow(ctx, stored);
       // Issue 16: a file an enabled network can never publish (and that cannot be fitted) is a failed URL.
@@ -60,6 +66,10 @@ export async function attachMediaFromUrls(ctx: WorkspaceContext, postId: string,
       log("info", "media_url_failed", { request_id: ctx.requestId, reason: problems.join(" ") });
       return null;
     } catch (err) {
+      if (err instanceof MemoryBusyError) {
+        busy = true;
+        return null;
+      }
       const known = err instanceof FetchRefusedError || err instanceof MediaRejectedError;
       log(known ? "info" : "warn", "media_url_failed", {
         request_id: ctx.requestId,
@@ -72,6 +82,10 @@ export async function attachMediaFromUrls(ctx: WorkspaceContext, postId: string,
     }
   });
   const rows = results.filter((r): r is MediaRow => r !== null);
+  if (busy) {
+    if (rows.length) await ctx.env.MEDIA_BUCKET.delete(rows.map((r) => r.path));
+    throw memoryBusy();
+  }
   await recordMedia(ctx, rows, postId);
   return {
     post: await getPost(ctx, postId),

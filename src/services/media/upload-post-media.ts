@@ -1,5 +1,6 @@
 import type { WorkspaceContext } from "../../context";
 import { AppError, notFound, validationError } from "../../lib/errors";
+import { MemoryBusyError, memoryBusy, memoryGate } from "../../lib/memory-budget";
 import type { ByteSource } from "../../media/byte-source";
 import { ingestMedia, MediaRejectedError, rejectMessages } from "../../media/ingest";
 import { MultipartError, type MultipartReader } from "../../media/multipart";
@@ -40,11 +41,20 @@ export async function readFilePart(form: MultipartReader | null): Promise<FilePa
 export function asHttpError(err: unknown): unknown {
   if (err instanceof MediaRejectedError) return validationError({ media: [err.message] });
   if (err instanceof MultipartError) return new AppError("bad_request", "Malformed multipart body.");
+  if (err instanceof MemoryBusyError) return memoryBusy();
   return err;
 }
 
-/** POST /posts/{post}/media: streams the file through the media pipeline, attaches it, returns the updated Post. */
-export async function uploadPostMedia(ctx: WorkspaceContext, postId: string, form: MultipartReader | null) {
+/**
+ * POST /posts/{post}/media: streams the file through the media pipeline, attaches it, returns the updated Post.
+ * `declaredBytes` (the request's Content-Length) bounds the file's share of the isolate's memory budget.
+ */
+export async function uploadPostMedia(
+  ctx: WorkspaceContext,
+  postId: string,
+  form: MultipartReader | null,
+  declaredBytes?: number,
+) {
   const target = await mediaTarget(ctx, postId);
   const file = await readFilePart(form);
   let row: ReturnType<typeof mediaRow>;
@@ -52,6 +62,7 @@ export async function uploadPostMedia(ctx: WorkspaceContext, postId: string, for
     const stored = await ingestMedia(ctx.env.MEDIA_BUCKET, file.source, {
       filename: file.filename,
       limits: ingestLimits(ctx.config, target.accept),
+      memory: { gate: memoryGate(ctx.config), declaredBytes },
     });
     row = mediaRow(ctx, stored);
   } catch (err) {

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { workspaces } from "../../db/schema";
 import { conflict } from "../../lib/errors";
+import { memoryGate } from "../../lib/memory-budget";
 import { ingestMedia } from "../../media/ingest";
 import type { MultipartReader } from "../../media/multipart";
 import { ingestLimits } from "../media/media-target";
@@ -41,6 +42,8 @@ export async function storeSignedUpload(
   service: ServiceContext,
   upload: VerifiedUpload,
   form: MultipartReader | null,
+  /** The request's Content-Length: bounds the file's share of the isolate's memory budget. */
+  declaredBytes?: number,
 ): Promise<StoredUpload> {
   const ctx = { ...service, workspaceId: upload.workspaceId };
   const file = await readFilePart(form);
@@ -49,6 +52,7 @@ export async function storeSignedUpload(
     const stored = await ingestMedia(ctx.env.MEDIA_BUCKET, file.source, {
       filename: file.filename,
       limits: ingestLimits(ctx.config, new Set(["image", "video"]), ctx.config.UPLOAD_MAX_BYTES),
+      memory: { gate: memoryGate(ctx.config), declaredBytes },
     });
     row = mediaRow(ctx, stored, upload.token);
   } catch (err) {
