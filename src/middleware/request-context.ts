@@ -3,13 +3,19 @@ import { routePath } from "hono/route";
 import { loadConfig } from "../config";
 import type { ServiceContext } from "../context";
 import { countingD1, createDb, type QueryCounter } from "../db/client";
+import { BOOKMARK_HEADER, consistencyFor, openSession, requestBookmark } from "../db/session";
 import { log } from "../lib/logger";
 import { dispatchRecordedEvents } from "../services/webhooks/kick";
 import type { AppEnv } from "../types";
+import { onError } from "./errors";
 
 /**
  * First middleware: request id, the ServiceContext, and one structured log line per request
  * (request id, method, route pattern, status, duration; never headers or bodies).
+ *
+ * The ServiceContext's drizzle client runs every query of the request in one D1 session (src/db/session.ts,
+ * docs/consistency.md): read routes on the nearest replica or from the client's `x-d1-bookmark`, everything else at
+ * the primary; the session's last bookmark goes back in `x-d1-bookmark` on every response.
  */
 export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = performance.now();
@@ -17,9 +23,18 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set("requestId", requestId);
   const url = new URL(c.req.url);
   const queries: QueryCounter = { statements: 0, ms: 0 };
+  let bookmark: string | null = null;
+  let badBookmark: unknown = null;
+  try {
+    bookmark = requestBookmark(c.req.header(BOOKMARK_HEADER));
+  } catch (err) {
+    badBookmark = err;
+  }
+  // A malformed bookmark is answered 400 below, before anything runs; the session it would have used is never queried.
+  const session = openSession(c.env.DB, badBookmark ? "primary" : consistencyFor(c.req.method, url.pathname), bookmark);
   const service: ServiceContext = {
     env: c.env,
-    db: createDb(countingD1(c.env.DB, queries)),
+    db: createDb(countingD1(session as unknown as D1Database, queries)),
     config: loadConfig(c.env),
     now: () => Date.now(),
     requestId,
@@ -33,9 +48,13 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     },
   };
   c.set("service", service);
-  await next();
+  if (badBookmark) c.res = await onError(badBookmark as Error, c);
+  else await next();
   dispatchRecordedEvents(service);
   c.res.headers.set("X-Request-Id", requestId);
+  // The newest state this request saw or wrote; with no query run, the client's own bookmark is still its floor.
+  const latest = session.getBookmark() ?? bookmark;
+  if (latest) c.res.headers.set(BOOKMARK_HEADER, latest);
   // Outside production, say how many D1 statements the request ran (browser devtools and the benchmarks read it).
   if (service.config.APP_ENV !== "production")
     c.res.headers.set(

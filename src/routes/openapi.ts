@@ -1,6 +1,8 @@
-import { createRoute, type RouteConfig, z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
+import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from "../db/session";
 import { requireApiKey, requireScope } from "../middleware/auth";
 import { type ApiKeyScope, defaultScopeFor } from "../services/api-keys/scopes";
+import type { AppEnv } from "../types";
 
 /** Shared OpenAPI building blocks: error bodies, id params, and the two kinds of route (public, API key). */
 
@@ -93,3 +95,55 @@ export const ymdHis = z.string().openapi({ description: "`Y-m-d H:i:s`, UTC.", e
 export const isoDate = z
   .string()
   .openapi({ description: "ISO 8601 with offset.", example: "2026-11-22T10:00:00+00:00" });
+
+type OpenApiDoc = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
+interface OperationObject {
+  parameters?: unknown[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+}
+
+/**
+ * The D1 bookmark (src/db/session.ts, docs/consistency.md) is handled by the request-context middleware for every
+ * route, so it is documented once for every operation here: accepted as the `x-d1-bookmark` request header and
+ * returned on every response, both as references to one component.
+ */
+export function documentBookmark(doc: OpenApiDoc): OpenApiDoc {
+  doc.components ??= {};
+  const components = doc.components;
+  components.parameters = {
+    ...components.parameters,
+    D1Bookmark: {
+      name: BOOKMARK_HEADER,
+      in: "header",
+      required: false,
+      description:
+        "The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one " +
+        "(sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is " +
+        "not a D1 bookmark answers 400.",
+      schema: {
+        type: "string",
+        pattern: BOOKMARK_PATTERN.source,
+        example: "00000000-0000000f-00000000-0123456789abcdef0123456789abcdef",
+      },
+    },
+  };
+  components.headers = {
+    ...components.headers,
+    D1Bookmark: {
+      description:
+        "The D1 session's latest bookmark (absent when the request ran no query and sent none). Send it back as `x-d1-bookmark` to read your own writes.",
+      schema: { type: "string" },
+    },
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const method of ["get", "head", "post", "put", "patch", "delete"] as const) {
+      const op = (item as Record<string, OperationObject | undefined>)[method];
+      if (!op) continue;
+      op.parameters = [...(op.parameters ?? []), { $ref: "#/components/parameters/D1Bookmark" }];
+      for (const response of Object.values(op.responses ?? {})) {
+        response.headers = { ...response.headers, [BOOKMARK_HEADER]: { $ref: "#/components/headers/D1Bookmark" } };
+      }
+    }
+  }
+  return doc;
+}
