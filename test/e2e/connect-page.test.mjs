@@ -226,6 +226,8 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     });
     // The consent request carried the callback URL built from PUBLIC_URL.
     assert.equal(fake.net.oauth.tokenRequests[0].get("redirect_uri"), `${base}/api/oauth/facebook/callback`);
+    // Facebook Login takes PKCE (issue 25): the verifier went along, and the fake checked it against the challenge.
+    assert.match(fake.net.oauth.tokenRequests[0].get("code_verifier"), /^[A-Za-z0-9_-]{64}$/);
   } catch (err) {
     const last = browser
       .contexts()

@@ -16,14 +16,15 @@ const SCOPES = [
 export const facebookConnector: PlatformConnector = {
   platform: "facebook",
   label: "Facebook Page",
-  pkce: false,
+  // Supported by Facebook Login (src/platforms/meta/login.ts cites the page).
+  pkce: true,
   selection: "many",
   scopes: SCOPES,
   requiredScopes: ["pages_show_list", "pages_read_engagement", "pages_manage_posts"],
   configured: facebookConfigured,
-  authorizeUrl: async (ctx, input) => facebookDialogUrl(ctx, input.redirectUri, input.state, SCOPES),
+  authorizeUrl: async (ctx, input) => facebookDialogUrl(ctx, input, SCOPES),
   async complete(ctx, input) {
-    const login = await completeFacebookLogin(ctx, input.code, input.redirectUri);
+    const login = await completeFacebookLogin(ctx, input.code, input.redirectUri, input.codeVerifier);
     return {
       grantedScopes: login.grantedScopes,
       candidates: login.pages.map((page) => ({

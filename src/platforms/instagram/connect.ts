@@ -22,14 +22,15 @@ const FB_SCOPES = [
 export const instagramFacebookConnector: PlatformConnector = {
   platform: "instagram-facebook",
   label: "Instagram (via Facebook)",
-  pkce: false,
+  // Facebook Login, which supports PKCE (src/platforms/meta/login.ts cites the page).
+  pkce: true,
   selection: "many",
   scopes: FB_SCOPES,
   requiredScopes: ["instagram_basic", "instagram_content_publish", "pages_show_list"],
   configured: facebookConfigured,
-  authorizeUrl: async (ctx, input) => facebookDialogUrl(ctx, input.redirectUri, input.state, FB_SCOPES),
+  authorizeUrl: async (ctx, input) => facebookDialogUrl(ctx, input, FB_SCOPES),
   async complete(ctx, input) {
-    const login = await completeFacebookLogin(ctx, input.code, input.redirectUri);
+    const login = await completeFacebookLogin(ctx, input.code, input.redirectUri, input.codeVerifier);
     return {
       grantedScopes: login.grantedScopes,
       candidates: login.pages
@@ -63,6 +64,8 @@ const IG_SCOPES = [
 export const instagramConnector: PlatformConnector = {
   platform: "instagram",
   label: "Instagram",
+  // No PKCE: the Authorization Window takes client_id, redirect_uri, response_type, scope and state only
+  // (https://developers.facebook.com/documentation/instagram-platform/reference/oauth-authorize, checked 2026-11-27).
   pkce: false,
   selection: "single",
   scopes: IG_SCOPES,

@@ -13,7 +13,9 @@ import { registerConnector } from "../registry";
 import { RESTLI_PROTOCOL_VERSION } from "./api";
 
 /**
- * LinkedIn 3-legged OAuth (no PKCE for web apps). `linkedin` connects the member (OpenID `userinfo`);
+ * LinkedIn 3-legged OAuth. No PKCE: LinkedIn offers it only to native apps with loopback redirect URIs, enabled on
+ * request (https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow-native, checked
+ * 2026-11-27); a web app's flow has no code_challenge. `linkedin` connects the member (OpenID `userinfo`);
  * `linkedin-page` asks for the organization scopes too and offers every organization the member administers
  * (`/rest/organizationAcls?q=roleAssignee&role=ADMINISTRATOR&state=APPROVED`), one account each.
  */

@@ -17,13 +17,24 @@ import {
  */
 export const facebookConfigured = (c: Config) => !!(c.FACEBOOK_APP_ID && c.FACEBOOK_APP_SECRET);
 
-export function facebookDialogUrl(ctx: ConnectContext, redirectUri: string, state: string, scopes: string[]) {
+/**
+ * PKCE S256 (issue 25): Facebook Login accepts `code_challenge`/`code_challenge_method` on the dialog and
+ * `code_verifier` on `/oauth/access_token` — "OIDC Code Flow with PKCE for Manually Built Facebook Login Flows",
+ * https://developers.facebook.com/documentation/facebook-login/guides/advanced/oidc-token (checked 2026-11-27).
+ */
+export function facebookDialogUrl(
+  ctx: ConnectContext,
+  input: { redirectUri: string; state: string; codeChallenge: string | null },
+  scopes: string[],
+) {
   return buildUrl(`${ctx.config.FACEBOOK_AUTH_URL}/${ctx.config.META_GRAPH_API_VERSION}/dialog/oauth`, {
     client_id: ctx.config.FACEBOOK_APP_ID,
-    redirect_uri: redirectUri,
-    state,
+    redirect_uri: input.redirectUri,
+    state: input.state,
     response_type: "code",
     scope: scopes.join(","),
+    code_challenge: input.codeChallenge,
+    code_challenge_method: input.codeChallenge ? "S256" : null,
   });
 }
 
@@ -60,6 +71,7 @@ export async function completeFacebookLogin(
   ctx: ConnectContext,
   code: string,
   redirectUri: string,
+  codeVerifier: string | null,
 ): Promise<FacebookLogin> {
   const { config } = ctx;
   const graph = `${config.FACEBOOK_GRAPH_URL}/${config.META_GRAPH_API_VERSION}`;
@@ -70,6 +82,7 @@ export async function completeFacebookLogin(
       client_secret: config.FACEBOOK_APP_SECRET,
       redirect_uri: redirectUri,
       code,
+      code_verifier: codeVerifier,
     }),
   );
   const long = await tokenCall(

@@ -21,6 +21,9 @@ const BOARD_PAGE_SIZE = 100;
 export const pinterestConnector: PlatformConnector = {
   platform: "pinterest",
   label: "Pinterest",
+  // No PKCE: Pinterest's OAuth guide documents client_id, redirect_uri, response_type, scope and state, and a token
+  // exchange with Basic client auth; no code_challenge
+  // (https://developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/, checked 2026-11-27).
   pkce: false,
   selection: "one-of",
   scopes: SCOPES,

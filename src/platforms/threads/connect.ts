@@ -22,6 +22,9 @@ const SCOPES = [
 export const threadsConnector: PlatformConnector = {
   platform: "threads",
   label: "Threads",
+  // No PKCE: the Authorization Window takes client_id, redirect_uri, scope, response_type and state only
+  // (https://developers.facebook.com/documentation/threads/get-started/get-access-tokens-and-permissions,
+  // checked 2026-11-27).
   pkce: false,
   selection: "single",
   scopes: SCOPES,

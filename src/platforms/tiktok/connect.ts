@@ -2,7 +2,8 @@ import { buildUrl, exchangeCode, expiresAtFrom, getJson, type PlatformConnector,
 import { registerConnector } from "../registry";
 
 /**
- * TikTok Login Kit v2 with PKCE (S256): `client_key` (not client_id), comma-separated scopes, token answer with
+ * TikTok Login Kit v2 with PKCE (S256, required for web: https://developers.tiktok.com/doc/login-kit-web, checked
+ * 2026-11-27): `client_key` (not client_id), comma-separated scopes, token answer with
  * `open_id` and `scope`; errors `{error, error_description, log_id}`. Profile from `/v2/user/info/`.
  */
 const SCOPES = ["user.info.basic", "user.info.profile", "video.publish", "video.upload"];

@@ -9,7 +9,11 @@ import {
 } from "../connect";
 import { registerConnector } from "../registry";
 
-/** X OAuth 2.0 Authorization Code with PKCE (S256 required); confidential client → Basic auth at the token endpoint. */
+/**
+ * X OAuth 2.0 Authorization Code with PKCE (S256 required; "OAuth 2.0 Authorization Code Flow with PKCE",
+ * https://docs.x.com/resources/fundamentals/authentication/oauth-2-0/authorization-code, checked 2026-11-27);
+ * confidential client → Basic auth at the token endpoint.
+ */
 const SCOPES = ["tweet.read", "tweet.write", "users.read", "media.write", "offline.access"];
 
 export const xConnector: PlatformConnector = {

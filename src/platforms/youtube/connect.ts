@@ -2,7 +2,8 @@ import { buildUrl, exchangeCode, expiresAtFrom, getJson, type PlatformConnector,
 import { registerConnector } from "../registry";
 
 /**
- * Google OAuth 2.0 for web servers with PKCE (S256), offline access (refresh token) and `prompt=consent` so a
+ * Google OAuth 2.0 for web servers with PKCE (S256, supported and recommended:
+ * https://developers.google.com/identity/protocols/oauth2/web-server, checked 2026-11-27), offline access (refresh token) and `prompt=consent` so a
  * reconnect gets a fresh refresh token; the channels come from `channels.list?mine=true` (a brand account picked
  * on Google's consent screen shows as its own channel).
  */
