@@ -14,6 +14,9 @@ export default defineConfig({
           LOG_LEVEL: "silent",
           MEDIA_URL: "https://media.test",
           MEDIA_FETCH_ALLOW_PRIVATE: "false",
+          // The fakes are in-process origins with made-up names: the suite runs as the edge does (no name
+          // resolution); test/lib/outbound-dns.test.ts turns resolution on against a fake DoH server.
+          OUTBOUND_EGRESS: "cloudflare",
           TOKEN_ENCRYPTION_KEY: "test-token-encryption-key-not-secret",
           UPLOAD_SIGNING_KEY: "test-upload-signing-key-not-secret",
           ADMIN_TOKEN: "test-admin-token",

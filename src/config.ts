@@ -49,6 +49,14 @@ export const configSchema = z.object({
   /** How long an upload waits for its share of the budget before 503 + Retry-After (0: not at all). */
   MEDIA_MEMORY_WAIT_SECONDS: z.coerce.number().int().min(0).default(20),
   MEDIA_FETCH_ALLOW_PRIVATE: bool.default(false),
+  /**
+   * Where outbound calls leave from (docs/security.md "Outbound calls"): `cloudflare` on Cloudflare's edge, whose
+   * egress does not reach private networks; `resolve` (the default, for any other runtime) resolves every host name
+   * over DNS over HTTPS first and refuses names with private addresses.
+   */
+  OUTBOUND_EGRESS: z.enum(["cloudflare", "resolve"]).default("resolve"),
+  /** The DNS-over-HTTPS endpoint (JSON format) the guard resolves names with under `OUTBOUND_EGRESS=resolve`. */
+  OUTBOUND_DOH_URL: url("https://cloudflare-dns.com/dns-query"),
   MEDIA_FETCH_TIMEOUT_SECONDS: int(20),
   UPLOAD_URL_TTL_SECONDS: int(900),
   UPLOAD_MAX_BYTES: int(52_428_800),

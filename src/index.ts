@@ -2,6 +2,7 @@ import "./polyfills";
 import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { setLogLevel } from "./lib/logger";
+import { configureOutboundDns } from "./lib/outbound-guard";
 import { handleDeadLetterBatch, handlePublishBatch } from "./publishing/consumer";
 import { backgroundContext } from "./publishing/context";
 import { runCron } from "./publishing/cron";
@@ -13,13 +14,20 @@ export { UploadGuard } from "./durable-objects/upload-guard";
 
 const app = createApp();
 
+/** Per isolate, from the config: the log level and how the outbound guard treats host names. */
+function configure(env: Cloudflare.Env) {
+  const config = loadConfig(env);
+  setLogLevel(config.LOG_LEVEL);
+  configureOutboundDns({ egress: config.OUTBOUND_EGRESS, dohUrl: config.OUTBOUND_DOH_URL });
+}
+
 export default {
   fetch(request, env, ctx) {
-    setLogLevel(loadConfig(env).LOG_LEVEL);
+    configure(env);
     return app.fetch(request, env, ctx);
   },
   async queue(received, env, ctx) {
-    setLogLevel(loadConfig(env).LOG_LEVEL);
+    configure(env);
     const batch = withoutHealthProbes(received);
     if (!batch) return;
     const kind = queueKind(batch.queue);
@@ -29,7 +37,7 @@ export default {
     else await handlePublishBatch(batch, env, ctx);
   },
   async scheduled(_controller, env, ctx) {
-    setLogLevel(loadConfig(env).LOG_LEVEL);
+    configure(env);
     await runCron(env, ctx);
   },
 } satisfies ExportedHandler<Cloudflare.Env>;

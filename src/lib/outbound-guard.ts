@@ -9,8 +9,11 @@
  * - `guardedFetch(url, init, opts)`: follows at most `maxRedirects` redirects by hand, checking every hop; one
  *   timeout covers the whole exchange including the body; the body is cut off past `maxResponseBytes`.
  *
- * Limits of the check: it sees the URL's host, not the address a name resolves to. Cloudflare's egress does not
- * route Worker subrequests to private networks, which covers public names that resolve to private addresses.
+ * Names that resolve to private addresses (issue 25): on Cloudflare's edge the egress does not route Worker
+ * subrequests into private networks, so the name is left to it (`OUTBOUND_EGRESS=cloudflare`, set for deploys in
+ * wrangler.jsonc). On any other runtime (`resolve`, the default: wrangler dev, workerd elsewhere) every hop's name is
+ * first resolved over DNS over HTTPS (`OUTBOUND_DOH_URL`, A and AAAA) and refused when it does not resolve, when the
+ * resolver cannot answer, or when any address it returns is not public — before the host is contacted.
  */
 
 export type OutboundRefusal = "refused" | "redirects" | "timeout" | "unreachable" | "too_large";
@@ -42,6 +45,78 @@ export interface GuardedFetchOptions extends OutboundPolicy {
 }
 
 export const DEFAULT_MAX_REDIRECTS = 3;
+
+/** How the guard treats names (docs/security.md "Outbound calls"): set per isolate from the config by every entry point. */
+export interface OutboundDns {
+  /** `cloudflare`: trust the edge's egress; `resolve`: resolve every name over DoH before connecting. */
+  egress: "cloudflare" | "resolve";
+  /** A DNS-over-HTTPS endpoint speaking the JSON format (`?name=…&type=A`, `Accept: application/dns-json`). */
+  dohUrl: string;
+}
+
+export const DEFAULT_DOH_URL = "https://cloudflare-dns.com/dns-query";
+
+let outboundDns: OutboundDns = { egress: "resolve", dohUrl: DEFAULT_DOH_URL };
+
+/** Sets how names are checked; src/index.ts calls it from the config on every request, batch and cron tick. */
+export function configureOutboundDns(dns: OutboundDns): void {
+  outboundDns = dns;
+}
+
+interface DohAnswer {
+  Status?: number;
+  Answer?: { type?: number; data?: string }[];
+}
+
+/**
+ * Resolves `host` (A and AAAA) through the DoH endpoint; a refusal reason when it does not resolve, the resolver
+ * fails, or any address is not public; null when every address is public.
+ */
+async function resolvedRefusal(host: string, signal: AbortSignal): Promise<string | null> {
+  const ask = async (type: "A" | "AAAA") => {
+    const url = new URL(outboundDns.dohUrl);
+    url.searchParams.set("name", host);
+    url.searchParams.set("type", type);
+    const res = await fetch(url, { headers: { Accept: "application/dns-json" }, signal });
+    if (!res.ok) throw new Error(`DoH answered ${res.status}`);
+    return (await res.json()) as DohAnswer;
+  };
+  let answers: DohAnswer[];
+  try {
+    answers = await Promise.all([ask("A"), ask("AAAA")]);
+  } catch {
+    if (signal.aborted) throw new OutboundRefusedError("Timed out.", "timeout");
+    return "The name could not be resolved to check its addresses.";
+  }
+  const addresses: string[] = [];
+  for (const a of answers) {
+    // NXDOMAIN (3) and other failures; NOERROR without addresses is judged below.
+    if (a.Status !== 0) return "The name does not resolve.";
+    for (const r of a.Answer ?? []) if ((r.type === 1 || r.type === 28) && r.data) addresses.push(r.data);
+  }
+  if (addresses.length === 0) return "The name does not resolve.";
+  for (const address of addresses) {
+    const literal = address.includes(":") ? `[${address}]` : address;
+    let parsed: URL;
+    try {
+      parsed = new URL(`https://${literal}/`);
+    } catch {
+      return "The name resolves to a private address.";
+    }
+    if (outboundRefusal(parsed, { allowPrivate: false })) return "The name resolves to a private address.";
+  }
+  return null;
+}
+
+/** `url` checked, and its name resolved when the isolate is not on Cloudflare's edge; throws the refusal. */
+async function assertReachable(url: URL, policy: OutboundPolicy, signal: AbortSignal): Promise<URL> {
+  if (policy.allowPrivate || outboundDns.egress === "cloudflare") return url;
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  if (host.startsWith("[") || ipv4Parts(host)) return url; // literals were judged by outboundRefusal
+  const reason = await resolvedRefusal(host, signal);
+  if (reason) throw new OutboundRefusedError(reason, "refused");
+  return url;
+}
 export const ALLOWED_PORTS = new Set(["", "80", "443"]);
 
 const BLOCKED_NAMES = [
@@ -178,6 +253,7 @@ export async function guardedExchange(
   let body = init.body;
   try {
     for (let hop = 0; ; hop++) {
+      await assertReachable(url, opts, controller.signal);
       const res = await fetcher(url.toString(), { ...init, method, body, redirect: "manual", signal });
       const location = res.headers.get("Location");
       if (!REDIRECTS.has(res.status) || !location || maxRedirects === 0) {
