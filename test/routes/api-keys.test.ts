@@ -1,6 +1,6 @@
-import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { describeAuth } from "../support/auth-cases";
+import { spyOnPrepare } from "../support/d1-spy";
 import { call, createTestWorkspace, ISO_OFFSET, newApiKeyBody, waitFor } from "../support/harness";
 
 describe("API keys", () => {
@@ -45,8 +45,7 @@ describe("API keys", () => {
     const ws = await createTestWorkspace();
     const fresh = await ws.api("POST", "/api/api-keys", { name: "burst" });
     const lookups: string[] = [];
-    const prepare = env.DB.prepare.bind(env.DB);
-    vi.spyOn(env.DB, "prepare").mockImplementation((q) => {
+    spyOnPrepare((q, prepare) => {
       if (/^select .* from "api_keys" where .*"token_hash"/i.test(q)) lookups.push(q);
       return prepare(q);
     });

@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { spyOnPrepare } from "../support/d1-spy";
 import { BASE, createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { connectAccount, createLabel, insertMedia } from "./posts-fixtures";
 
@@ -204,8 +205,7 @@ describe("GET /api/posts", () => {
     const count = async (ws: TestWorkspace) => {
       await ws.api("GET", "/api/posts"); // warm-up: the key's last_used_at write
       let statements = 0;
-      const prepare = env.DB.prepare.bind(env.DB);
-      vi.spyOn(env.DB, "prepare").mockImplementation((q) => {
+      spyOnPrepare((q, prepare) => {
         statements++;
         return prepare(q);
       });

@@ -10,6 +10,7 @@ import {
   POST_PLATFORM_FIELDS,
 } from "../../src/presenters/post";
 import { RENDERED_POST_TTL_MS } from "../../src/services/posts/rendered-posts";
+import { spyOnPrepare } from "../support/d1-spy";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { connectAccount, createLabel, insertMedia } from "./posts-fixtures";
 
@@ -46,8 +47,7 @@ const columnNames = (table: Table, keys: readonly string[]) =>
  */
 function capturePostStatements(postIds: string[]) {
   const seen: { kind: "render" | "ids"; posts: string[] }[] = [];
-  const prepare = env.DB.prepare.bind(env.DB);
-  vi.spyOn(env.DB, "prepare").mockImplementation((query) => {
+  spyOnPrepare((query, prepare) => {
     const stmt = prepare(query);
     const kind = query.includes("AS platforms") ? "render" : query.includes("page.revision AS revision") ? "ids" : null;
     if (!kind) return stmt;
