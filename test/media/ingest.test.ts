@@ -4,7 +4,7 @@ import { bytesSource } from "../../src/media/byte-source";
 import { type IngestLimits, ingestMedia, MediaRejectedError } from "../../src/media/ingest";
 import { readDimensions } from "../../src/media/sniff";
 import { putStream, TooLargeError } from "../../src/media/storage";
-import { bucketKeys, GIF_1X1, isoBmff, jpegHeader, makePng, WEBP_LOSSLESS_1X1, WEBP_LOSSY_1X1 } from "./fixtures";
+import { bucketKeys, GIF_1X1, jpegHeader, makePng, WEBP_LOSSLESS_1X1, WEBP_LOSSY_1X1 } from "./fixtures";
 import { clipMov, paddedVideo, phoneMp4 } from "./videos";
 
 const limits = (over: Partial<IngestLimits> = {}): IngestLimits => ({
@@ -124,7 +124,7 @@ describe("ingestMedia", () => {
       message: "The media field must not be greater than 2 kilobytes.",
     });
     // 18 MB video against a 12 MB cap: one 8 MiB part is already uploaded when the cap is hit; the upload is aborted.
-    expect(await rejected(ingest(isoBmff(18 * 1024 * 1024), limits({ videoMaxBytes: 12 * 1024 * 1024 })))).toEqual({
+    expect(await rejected(ingest(paddedVideo(18 * 1024 * 1024), limits({ videoMaxBytes: 12 * 1024 * 1024 })))).toEqual({
       reason: "too_large",
       message: "The media field must not be greater than 12288 kilobytes.",
     });

@@ -23,9 +23,10 @@ const TOO_LARGE = (heap: number) =>
   "(non-progressive) JPEG or smaller.";
 
 /** A JPEG's bytes with `edit` applied to a copy. */
-const edited = (b: Uint8Array, edit: (c: Uint8Array) => Uint8Array | void) => {
+const edited = (b: Uint8Array, edit: (c: Uint8Array) => void) => {
   const c = b.slice();
-  return edit(c) ?? c;
+  edit(c);
+  return c;
 };
 const sofOf = (b: Uint8Array) => {
   for (let i = 2; i < b.length; ) {

@@ -13,7 +13,7 @@ import {
   mediaRows,
   WEBP_LOSSY_1X1,
 } from "./fixtures";
-import { phoneMp4, portraitMov } from "./videos";
+import { clipMp4, phoneMp4, portraitMov } from "./videos";
 
 const upload = (ws: TestWorkspace, postId: string, body: BodyInit, headers: Record<string, string> = {}) =>
   call("POST", `/api/posts/${postId}/media`, { key: ws.key, rawBody: body, headers });
@@ -63,15 +63,15 @@ describe("POST /api/posts/{post}/media", () => {
   it("detects the type from the bytes, not the name or Content-Type", async () => {
     const ws = await createTestWorkspace();
     const { postId } = await insertPost(ws, [{ platform: "facebook", contentType: "facebook_post" }]);
-    const res = await upload(ws, postId, mediaForm(isoBmff(4096), "clip.png", "image/png"));
+    const res = await upload(ws, postId, mediaForm(clipMp4.bytes, "clip.png", "image/png"));
     expect(res.status).toBe(200);
     expect(res.body.media[0]).toMatchObject({
       type: "video",
       mime_type: "video/mp4",
-      size: 4096,
-      width: 1080,
-      height: 1920,
-      duration_seconds: 12.5,
+      size: clipMp4.bytes.length,
+      width: 320,
+      height: 240,
+      duration_seconds: 3.024,
     });
     expect(res.body.media[0].path).toMatch(/\.mp4$/);
 
@@ -92,7 +92,7 @@ describe("POST /api/posts/{post}/media", () => {
 
     const tiktokPhoto = await insertPost(ws, [{ platform: "tiktok", contentType: "tiktok_photo" }]);
     expect((await upload(ws, tiktokPhoto.postId, image())).status).toBe(200);
-    expect((await upload(ws, tiktokPhoto.postId, mediaForm(isoBmff(2048)))).status).toBe(422);
+    expect((await upload(ws, tiktokPhoto.postId, mediaForm(clipMp4.bytes))).status).toBe(422);
 
     const mixed = await insertPost(ws, [
       { platform: "x", contentType: "x_post" },
@@ -149,7 +149,7 @@ describe("POST /api/posts/{post}/media", () => {
     const { postId } = await insertPost(ws, [{ platform: "x", contentType: "x_post" }]);
     const before = await bucketKeys();
     const whole = new Uint8Array(
-      await new Request("https://x/", { method: "POST", body: mediaForm(isoBmff(9000)) }).arrayBuffer(),
+      await new Request("https://x/", { method: "POST", body: mediaForm(clipMp4.bytes) }).arrayBuffer(),
     );
     const boundary = /^--(.+)\r\n/.exec(new TextDecoder().decode(whole.subarray(0, 200)))![1]!;
     const res = await upload(ws, postId, whole.subarray(0, 6000), {

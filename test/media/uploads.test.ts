@@ -11,14 +11,13 @@ import {
   bucketKeys,
   GIF_1X1,
   insertPost,
-  isoBmff,
   jpegHeader,
   makePng,
   mediaForm,
   mediaRows,
   workspaceContext,
 } from "./fixtures";
-import { clipMov } from "./videos";
+import { clipMov, paddedVideo } from "./videos";
 
 let ipCounter = 0;
 /** Every test uses its own client IPs so the per-IP windows do not interfere. */
@@ -233,7 +232,7 @@ describe("POST /api/uploads/{token} (signed upload)", () => {
     expect(pdf.body).toEqual(err("The media field must be a file of type: jpeg, png, gif, webp, mp4, mov."));
     const bigImage = await send(path, mediaForm(jpegHeader(10, 10, 10 * 1024 * 1024)), ip);
     expect(bigImage.body).toEqual(err("The media field must not be greater than 10240 kilobytes."));
-    const bigVideo = await send(path, mediaForm(isoBmff(50 * 1024 * 1024 + 1)), ip);
+    const bigVideo = await send(path, mediaForm(paddedVideo(50 * 1024 * 1024 + 1)), ip);
     expect(bigVideo.status).toBe(422);
     expect(bigVideo.body).toEqual(err("The media field must not be greater than 51200 kilobytes."));
     expect(await bucketKeys()).toEqual(before);
