@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, or } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
+import { createDb } from "../../db/client";
 import { apiKeys } from "../../db/schema";
 import { setBounded } from "../../lib/bounded-map";
 import { sha256Hex } from "../../lib/crypto";
@@ -121,7 +122,9 @@ export async function authenticateApiKey(
   const now = ctx.now();
   let key: KnownKey | null | undefined = knownKeys.get(hash);
   if (key && now - key.cachedAt > KEY_CACHE_TTL_MS) key = undefined;
-  key ??= await readKey(ctx, hash);
+  // A key minted moments ago may not have reached the replica this request's session started on (GET routes,
+  // docs/consistency.md): a miss asks the primary before answering 401. Unknown tokens pay one read more.
+  key ??= (await readKey(ctx, hash)) ?? (await readKey({ ...ctx, db: createDb(ctx.env.DB) }, hash));
   if (!key || (key.expiresAt !== null && key.expiresAt <= now)) {
     knownKeys.delete(hash);
     return null;
