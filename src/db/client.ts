@@ -5,6 +5,11 @@ export type Db = ReturnType<typeof createDb>;
 /** Counts D1 statements executed through one binding wrapper (a batch counts each statement). */
 export interface QueryCounter {
   statements: number;
+  /**
+   * Calls that each wait for D1 (`prepare().all/run/first/raw`, `batch`, `exec`): far from the primary every one is a
+   * cross-region round trip, however many statements a batch holds.
+   */
+  roundTrips: number;
   /** Wall time spent waiting on D1 (ms); workerd's clock advances across I/O, so this is the round trips' cost. */
   ms: number;
 }
@@ -33,6 +38,7 @@ export function countingD1(d1: D1Database, counter: QueryCounter): D1Database {
         if (prop === "all" || prop === "run" || prop === "raw" || prop === "first")
           return (...args: unknown[]) => {
             counter.statements++;
+            counter.roundTrips++;
             return timed(counter, () => value.apply(target, args));
           };
         return value.bind(target);
@@ -46,12 +52,14 @@ export function countingD1(d1: D1Database, counter: QueryCounter): D1Database {
       if (prop === "batch")
         return (stmts: D1PreparedStatement[]) => {
           counter.statements += stmts.length;
+          counter.roundTrips++;
           // Unwrap our proxies: the binding checks the statements' identity.
           return timed(counter, () => value.call(target, stmts.map(unwrap)));
         };
       if (prop === "exec")
         return (sql: string) => {
           counter.statements++;
+          counter.roundTrips++;
           return timed(counter, () => value.call(target, sql));
         };
       return value.bind(target);

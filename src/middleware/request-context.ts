@@ -22,7 +22,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   const requestId = crypto.randomUUID();
   c.set("requestId", requestId);
   const url = new URL(c.req.url);
-  const queries: QueryCounter = { statements: 0, ms: 0 };
+  const queries: QueryCounter = { statements: 0, roundTrips: 0, ms: 0 };
   let bookmark: string | null = null;
   let badBookmark: unknown = null;
   try {
@@ -59,7 +59,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (service.config.APP_ENV !== "production")
     c.res.headers.set(
       "Server-Timing",
-      `d1;desc="${queries.statements} statements";dur=${queries.ms.toFixed(1)}, total;dur=${(performance.now() - started).toFixed(1)}`,
+      `d1;desc="${queries.statements} statements, ${queries.roundTrips} round trips";dur=${queries.ms.toFixed(1)}, total;dur=${(performance.now() - started).toFixed(1)}`,
     );
   const workspace = c.get("workspace");
   log("info", "request", {

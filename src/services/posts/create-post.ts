@@ -4,8 +4,7 @@ import { postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
 import { ErrorBag, type FieldErrors } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { todayAtNineUtc } from "../../lib/time";
-import type { PostResource } from "../../presenters/post";
-import { getPost } from "./get-post";
+import { type PostResource, presentPost } from "../../presenters/post";
 import {
   type AccountRow,
   checkDistinct,
@@ -16,6 +15,7 @@ import {
   loadReferences,
   type MediaRow,
   parseScheduledAt,
+  type References,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
 import { applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
@@ -48,6 +48,8 @@ interface CreatePlan {
   texts: RowTextColumns[];
   labelRows: LabelRow[];
   mediaRows: MediaRow[];
+  /** Every row the checks read: the answer is built from them and from what is written, with no read-back. */
+  refs: References;
 }
 
 /**
@@ -87,7 +89,7 @@ export async function checkCreatePost(
   });
   const labelRows = checkLabels(bag, refs, labelIds);
   const mediaRows = checkMedia(bag, refs, mediaItems);
-  return { scheduledAt, accounts, texts, labelRows, mediaRows };
+  return { scheduledAt, accounts, texts, labelRows, mediaRows, refs };
 }
 
 /** The reference checks alone, for a request that also has shape errors (one round, routes/posts/one-round.ts). */
@@ -104,8 +106,11 @@ export async function createPostReferenceErrors(ctx: WorkspaceContext, draft: Cr
  * as is, even if 09:00 has already passed today — a draft is not scheduled, and `PUT status=scheduled` later
  * requires a future time anyway.
  *
- * Writes: one batch of at most four statements however many targets, media and labels (each child list is one
- * `INSERT … SELECT … FROM json_each(?)`).
+ * Round trips (issue 28): one read (the reference checks, a batch of three statements) and one write batch of at most
+ * four statements however many targets, media and labels (each child list is one `INSERT … SELECT … FROM
+ * json_each(?)`). The answer is built from what was written and the rows the checks read — nothing is read back:
+ * far from the primary every sequential D1 call is a cross-region round trip. test/routes/round-trips.test.ts
+ * shows the answer equals a later GET.
  */
 export async function createPost(ctx: WorkspaceContext, input: CreatePostInput): Promise<PostResource> {
   const now = ctx.now();
@@ -168,5 +173,23 @@ export async function createPost(ctx: WorkspaceContext, input: CreatePostInput):
         ]
       : []),
   ]);
-  return getPost(ctx, postId);
+  return presentPost(ctx, {
+    post,
+    platforms: platformRows.map((row, i) => ({
+      row: { ...row, platformUrl: null, publishedAt: null, errorMessage: null, platformPostId: null, followUps: null },
+      account: plan.accounts[i]!,
+      itemMedia: (row.thread ?? []).flatMap((item) => item.media.map((id) => plan.refs.media.get(id)!)),
+    })),
+    media: mediaRows,
+    // As the loader orders them: `ORDER BY l.name, l.created_at` (SQLite's BINARY collation: code point order).
+    labels: [...labelRows].sort((a, b) => compareCodePoints(a.name, b.name) || a.createdAt - b.createdAt),
+  });
+}
+
+/** Code point order, as SQLite's BINARY collation compares UTF-8 text (JS `<` compares UTF-16 code units). */
+export function compareCodePoints(a: string, b: string): number {
+  const x = Array.from(a, (c) => c.codePointAt(0)!);
+  const y = Array.from(b, (c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
 }
