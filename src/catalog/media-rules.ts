@@ -20,6 +20,8 @@ export interface RuleMedia {
   height?: number | null;
   durationSeconds?: number | null;
   originalFilename?: string | null;
+  /** Issue 29: the item's alt text, checked against each network's limit (src/catalog/alt-text.ts). */
+  alt?: string | null;
 }
 
 const MB = 1024 * 1024;

@@ -1,3 +1,4 @@
+import { altTextProblem } from "./alt-text";
 import { checkMediaRules, type RuleMedia } from "./media-rules";
 import type { AccountMediaLimits } from "./media-specs";
 import { contentTypeFitsPlatform, contentTypeSpec, isContentType, type MediaKind, platformSpec } from "./platforms";
@@ -190,5 +191,9 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
   for (const message of checkMediaRules(what, type.value, maxCount, input.media, input.limits)) {
     problems.push({ field: "media", message });
   }
+  input.media.forEach((m, i) => {
+    const message = altTextProblem(input.platform, spec.label, i + 1, m.alt);
+    if (message) problems.push({ field: "media", message });
+  });
   return problems;
 }

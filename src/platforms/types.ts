@@ -22,6 +22,8 @@ export interface AdapterMedia {
   /** Videos: duration from the container (issue 16); null/absent when unknown. */
   durationSeconds?: number | null;
   originalFilename: string;
+  /** Issue 29: the item's alt text (null/absent: none); adapters send it where the network takes one. */
+  alt?: string | null;
 }
 
 export interface AdapterAccount {

@@ -38,6 +38,7 @@ export const MEDIA_FIELDS = [
   "width",
   "height",
   "durationSeconds",
+  "alt",
 ] as const;
 export const LABEL_FIELDS = ["id", "name", "color", "createdAt", "updatedAt"] as const;
 
@@ -67,6 +68,8 @@ export const presentMedia = (config: Pick<Config, "MEDIA_URL">, origin: string, 
   height: m.height,
   /** Issue 16: videos' duration from the container (null for images); width/height are as displayed. */
   duration_seconds: m.durationSeconds,
+  /** Issue 29: the description sent to networks that take one (null: none). */
+  alt: m.alt,
 });
 
 interface MediaBase {

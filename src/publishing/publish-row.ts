@@ -368,5 +368,6 @@ function adapterMedia(ctx: ServiceContext, m: typeof media.$inferSelect): Adapte
     height: m.height,
     durationSeconds: m.durationSeconds,
     originalFilename: m.originalFilename,
+    alt: m.alt,
   };
 }

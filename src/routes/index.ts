@@ -12,6 +12,7 @@ import { registerLabels } from "./labels/labels";
 import { registerMcp } from "./mcp";
 import { registerAttachMediaFromUrl } from "./media/attach-media-from-url";
 import { registerServeMedia } from "./media/serve-media";
+import { registerUpdateMedia } from "./media/update-media";
 import { registerUploadPostMedia } from "./media/upload-post-media";
 import { registerGetPostMetrics } from "./metrics/get-post-metrics";
 import { registerOAuthCallback } from "./oauth/oauth-callback";
@@ -47,6 +48,7 @@ export const registrars: ((app: App) => unknown)[] = [
   registerGetPostMetrics,
   registerUploadPostMedia,
   registerAttachMediaFromUrl,
+  registerUpdateMedia,
   registerIssueUpload,
   registerSignedUpload,
   registerServeMedia,

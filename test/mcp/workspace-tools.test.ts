@@ -68,6 +68,8 @@ describe("MCP tool server: workspace tools", () => {
         // Issue 25: connect links can be listed and deleted.
         "list-connect-links-tool",
         "delete-connect-link-tool",
+        // Issue 29: a media item's alt text.
+        "update-media-tool",
       ].sort(),
     );
     const byName = new Map(tools.map((t) => [t.name, t]));

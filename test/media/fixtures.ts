@@ -436,4 +436,5 @@ export const MEDIA_ITEM_KEYS = [
   "width",
   "height",
   "duration_seconds",
+  "alt",
 ];

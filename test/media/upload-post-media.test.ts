@@ -46,6 +46,7 @@ describe("POST /api/posts/{post}/media", () => {
         width: 5,
         height: 4,
         duration_seconds: null,
+        alt: null,
       },
     ]);
     expect(res.body.platforms).toHaveLength(1);

@@ -219,6 +219,7 @@ describe("a post to the maximum number of accounts, over all twelve families", (
           width: stored!.width,
           height: stored!.height,
           duration_seconds: stored!.duration_seconds,
+          alt: null,
         },
       ],
       status: "published",

@@ -38,6 +38,7 @@ const asMedia = (v: RealVideo) => ({
   width: v.width,
   height: v.height,
   duration_seconds: v.durationSeconds,
+  alt: null,
 });
 
 async function draft(ws: TestWorkspace, contentType = "x_post", platform = "x", meta: Record<string, unknown> = {}) {

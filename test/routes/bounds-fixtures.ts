@@ -83,6 +83,7 @@ export const seededMedia = (id: string) => ({
   width: 800,
   height: 600,
   duration_seconds: null,
+  alt: null,
 });
 
 /** The PostPlatform resource of a fresh row (pending, enabled) for a seeded account. */

@@ -84,6 +84,7 @@ export async function insertMedia(ws: TestWorkspace, type: "image" | "video", op
     width: type === "image" ? 800 : null,
     height: type === "image" ? 600 : null,
     duration_seconds: null,
+    alt: null,
   };
 }
 

@@ -19,6 +19,8 @@ export const media = sqliteTable(
     height: integer("height"),
     /** Videos: read from the MP4/MOV container at upload (src/media/mp4-info.ts); null for images. */
     durationSeconds: real("duration_seconds"),
+    /** Issue 29: the image's (or video's) description for people who cannot see it; sent where the network takes one. */
+    alt: text("alt"),
     /** Set on workspace assets created by a signed-URL upload. */
     uploadToken: text("upload_token"),
     createdAt: integer("created_at").notNull(),

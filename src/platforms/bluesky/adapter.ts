@@ -201,9 +201,11 @@ async function buildEmbed(actx: AdapterContext, req: PublishRequest, s: BskySess
     throw new PlatformError("permanent", "Bluesky posts take up to four images or one video.");
   }
   const video = videos[0];
-  if (video) return videoEmbed(await uploadVideo(actx, req.account, s, video), video.width, video.height);
+  if (video) return videoEmbed(await uploadVideo(actx, req.account, s, video), video.width, video.height, video.alt);
   const blobs = [];
-  for (const m of images) blobs.push({ blob: await uploadImage(actx, s, m), width: m.width, height: m.height });
+  for (const m of images) {
+    blobs.push({ blob: await uploadImage(actx, s, m), width: m.width, height: m.height, alt: m.alt });
+  }
   return imagesEmbed(blobs);
 }
 

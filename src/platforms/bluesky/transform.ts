@@ -124,21 +124,27 @@ export function aspectRatio(width: number | null, height: number | null): Aspect
   return width && height && width > 0 && height > 0 ? { width, height } : undefined;
 }
 
-export function imagesEmbed(images: { blob: BlobRef; width: number | null; height: number | null }[]): Embed {
+/** Images with their alt text (issue 29: `app.bsky.embed.images#image.alt`, required, "" when there is none). */
+export function imagesEmbed(
+  images: { blob: BlobRef; width: number | null; height: number | null; alt?: string | null }[],
+): Embed {
   return {
     $type: "app.bsky.embed.images",
     images: images.map((i) => {
       const ratio = aspectRatio(i.width, i.height);
-      return ratio ? { image: i.blob, alt: "", aspectRatio: ratio } : { image: i.blob, alt: "" };
+      const alt = i.alt ?? "";
+      return ratio ? { image: i.blob, alt, aspectRatio: ratio } : { image: i.blob, alt };
     }),
   };
 }
 
-export function videoEmbed(blob: BlobRef, width: number | null, height: number | null): Embed {
+/** A video with its alt text when it has one (`app.bsky.embed.video.alt`, optional). */
+export function videoEmbed(blob: BlobRef, width: number | null, height: number | null, alt?: string | null): Embed {
   const ratio = aspectRatio(width, height);
-  return ratio
+  const embed: Embed = ratio
     ? { $type: "app.bsky.embed.video", video: blob, aspectRatio: ratio }
     : { $type: "app.bsky.embed.video", video: blob };
+  return alt ? { ...embed, alt } : embed;
 }
 
 export function postRecord(

@@ -73,7 +73,10 @@ async function buildPostBody(ctx: AdapterContext, li: LinkedInApi, req: PublishR
   const plan = planMedia(req.contentType, req.media);
   let content: Record<string, unknown> | undefined;
   if (plan.kind === "images") {
-    content = imageContent(await uploadImages(ctx, li, author, plan.images));
+    content = imageContent(
+      await uploadImages(ctx, li, author, plan.images),
+      plan.images.map((m) => m.alt),
+    );
   } else if (plan.kind === "video") {
     const title = typeof req.meta.title === "string" && req.meta.title ? req.meta.title : undefined;
     content = videoContent(await uploadVideo(ctx, li, author, plan.video), title);

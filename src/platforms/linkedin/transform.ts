@@ -62,10 +62,14 @@ export function planMedia(contentType: string, media: AdapterMedia[]): LinkedInM
   return { kind: "images", images: media };
 }
 
-/** One image → `content.media`; 2–20 → `content.multiImage`. */
-export function imageContent(imageUrns: string[]): Record<string, unknown> {
-  if (imageUrns.length === 1) return { media: { id: imageUrns[0] } };
-  return { multiImage: { images: imageUrns.map((id) => ({ id })) } };
+/**
+ * One image → `content.media`; 2–20 → `content.multiImage`. Issue 29: each image's alt text as `altText`
+ * (Posts API, MediaContent / MultiImage `altText`, at most 4,086 characters), left out when there is none.
+ */
+export function imageContent(imageUrns: string[], alts: (string | null | undefined)[] = []): Record<string, unknown> {
+  const item = (id: string | undefined, i: number) => (alts[i] ? { id, altText: alts[i] } : { id });
+  if (imageUrns.length === 1) return { media: item(imageUrns[0], 0) };
+  return { multiImage: { images: imageUrns.map(item) } };
 }
 
 export function videoContent(videoUrn: string, title: string | undefined): Record<string, unknown> {

@@ -23,16 +23,14 @@ function sessionOf(meta: Record<string, unknown>, token: string | undefined): Se
 /** `POST /api/v2/media`: 200 when processed at once, 202 (url null) while processing → poll until 200. */
 async function uploadMedia(actx: AdapterContext, s: Session, m: AdapterMedia): Promise<string> {
   const { body: stream, size } = await actx.openMedia(m);
-  const form = streamingMultipart(
-    {},
-    {
-      field: "file",
-      filename: m.originalFilename || m.path.split("/").pop()!,
-      contentType: m.mimeType,
-      body: stream,
-      size,
-    },
-  );
+  // Issue 29: the alt text is the attachment's `description` (docs.joinmastodon.org/methods/media/#v2).
+  const form = streamingMultipart(m.alt ? { description: m.alt } : {}, {
+    field: "file",
+    filename: m.originalFilename || m.path.split("/").pop()!,
+    contentType: m.mimeType,
+    body: stream,
+    size,
+  });
   const uploaded = await mastodon<MediaAttachment>(actx, {
     ...s,
     path: "/api/v2/media",

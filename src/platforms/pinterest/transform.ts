@@ -52,7 +52,7 @@ export function videoMediaSource(mediaId: string, meta: Record<string, unknown>)
 
 /** `POST /v5/pins` body: description = the post content; title, link, alt_text, board_section_id from row meta. */
 export function createPinBody(
-  req: Pick<PublishRequest, "content" | "meta" | "account">,
+  req: Pick<PublishRequest, "content" | "meta" | "account"> & { media?: PublishRequest["media"] },
   mediaSource: PinterestMediaSource,
 ): PinterestCreatePin {
   const body: PinterestCreatePin = { board_id: boardId(req), description: req.content, media_source: mediaSource };
@@ -60,6 +60,9 @@ export function createPinBody(
     const v = optionalString(req.meta, key);
     if (v !== undefined) body[key] = v;
   }
+  // Issue 29: without `meta.alt_text`, the first image's alt text (`alt_text`, at most 500 characters).
+  const alt = req.media?.find((m) => m.type === "image")?.alt;
+  if (body.alt_text === undefined && alt) body.alt_text = alt;
   return body;
 }
 

@@ -13,8 +13,14 @@ export type ThreadsPlan =
 
 const text = (content: string): string | undefined => (content.trim() === "" ? undefined : content);
 
+/**
+ * An image or video container; issue 29: with its alt text as `alt_text` when it has one
+ * (developers.facebook.com/documentation/threads/posts/accessibility; images and videos, carousel items too).
+ */
 function mediaParams(m: AdapterMedia): GraphParams {
-  return m.type === "video" ? { media_type: "VIDEO", video_url: m.url } : { media_type: "IMAGE", image_url: m.url };
+  const params: GraphParams =
+    m.type === "video" ? { media_type: "VIDEO", video_url: m.url } : { media_type: "IMAGE", image_url: m.url };
+  return m.alt ? { ...params, alt_text: m.alt } : params;
 }
 
 export function planThreads(content: string, media: AdapterMedia[]): ThreadsPlan {

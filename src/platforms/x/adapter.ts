@@ -139,11 +139,15 @@ export const xAdapter: PlatformAdapter = {
     const mediaIds: string[] = [];
     for (const m of req.media) {
       const plan = mediaPlan(m.type, m.mimeType);
-      mediaIds.push(
-        plan.chunked
-          ? await uploadChunked(actx, token, m, plan.category)
-          : await uploadSimple(actx, token, m, plan.category),
-      );
+      const id = plan.chunked
+        ? await uploadChunked(actx, token, m, plan.category)
+        : await uploadSimple(actx, token, m, plan.category);
+      // Issue 29: an image's (or GIF's) alt text, set on the uploaded media before the post names it
+      // (docs.x.com/x-api/media/metadata-create: `POST /2/media/metadata`, `alt_text.text`, at most 1,000 characters).
+      if (m.alt && m.type === "image") {
+        await x(actx, { path: "/2/media/metadata", token, json: { id, metadata: { alt_text: { text: m.alt } } } });
+      }
+      mediaIds.push(id);
     }
     await saveState(req, { create_sent_at: actx.now() } satisfies CreateSent);
     const out = await x<CreateTweetResponse>(actx, {

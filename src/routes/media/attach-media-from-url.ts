@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { MEDIA_ALT_MAX } from "../../catalog/alt-text";
 import { MEDIA_URLS_MAX } from "../../lib/bounds";
 import { attachMediaFromUrls } from "../../services/media/attach-media-from-urls";
 import type { App } from "../../types";
@@ -18,6 +19,17 @@ export const AttachMediaFromUrlRequest = z
       .openapi({
         description: `1–${MEDIA_URLS_MAX} URLs, downloaded concurrently (20 s each, at most 3 redirects).`,
       }),
+    alts: z
+      .array(z.string().max(MEDIA_ALT_MAX).nullable())
+      .max(MEDIA_URLS_MAX)
+      .optional()
+      .openapi({
+        description: `Optional alt text of each URL's file, in the order of \`urls\` (at most ${MEDIA_ALT_MAX} characters each; null or blank: none). Extra entries are refused.`,
+      }),
+  })
+  .refine((b) => (b.alts?.length ?? 0) <= b.urls.length, {
+    path: ["alts"],
+    message: "The alts field must not have more items than urls.",
   })
   .openapi("AttachMediaFromUrlRequest");
 
@@ -48,6 +60,14 @@ const route = authedRoute({
 
 export function registerAttachMediaFromUrl(app: App) {
   app.openapi(route, async (c) =>
-    c.json(await attachMediaFromUrls(c.get("workspace"), c.req.valid("param").post, c.req.valid("json").urls), 200),
+    c.json(
+      await attachMediaFromUrls(
+        c.get("workspace"),
+        c.req.valid("param").post,
+        c.req.valid("json").urls,
+        c.req.valid("json").alts,
+      ),
+      200,
+    ),
   );
 }

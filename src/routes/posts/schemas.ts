@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { MEDIA_ALT_MAX } from "../../catalog/alt-text";
 import { CONTENT_TYPES, PLATFORMS } from "../../catalog/platforms";
 import {
   CONTENT_MAX_CHARACTERS,
@@ -216,6 +217,12 @@ export const MediaSchema = z
       .number()
       .nullable()
       .openapi({ description: "Videos: duration read from the MP4/MOV container; null for images." }),
+    alt: z
+      .string()
+      .nullable()
+      .openapi({
+        description: `Alt text: what the image or video shows, for people who cannot see it (at most ${MEDIA_ALT_MAX} characters). Sent to every network that takes one; scheduling checks it against each enabled network's own limit. null: none.`,
+      }),
   })
   .openapi("Media");
 

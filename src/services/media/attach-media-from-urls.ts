@@ -7,6 +7,7 @@ import { getPost } from "../posts/get-post";
 import { unpublishableProblems } from "./file-rules";
 import { ingestLimits, mediaTarget } from "./media-target";
 import { type MediaRow, mediaRow, recordMedia } from "./record-media";
+import { normalizeAlt } from "./upload-post-media";
 
 /** Downloads running at once per request (Workers allow six open connections; images are buffered whole). */
 export const FROM_URL_CONCURRENCY = 4;
@@ -41,12 +42,19 @@ function filenameOf(url: string): string {
  * budget before it is buffered; when one cannot get it in time the whole request answers 503 + Retry-After (the
  * files already stored are deleted, nothing is attached), so no URL is silently lost to a busy isolate.
  */
-export async function attachMediaFromUrls(ctx: WorkspaceContext, postId: string, urls: string[]) {
+export async function attachMediaFromUrls(
+  ctx: WorkspaceContext,
+  postId: string,
+  urls: string[],
+  /** Issue 29: each URL's alt text, in order (null/absent: none). */
+  alts: (string | null)[] = [],
+) {
+  const altOf = alts.map((a) => normalizeAlt(a));
   const target = await mediaTarget(ctx, postId);
   const limits = ingestLimits(ctx.config, target.accept);
   const gate = memoryGate(ctx.config);
   let busy = false;
-  const results = await mapPool(urls, FROM_URL_CONCURRENCY, async (url): Promise<MediaRow | null> => {
+  const results = await mapPool(urls, FROM_URL_CONCURRENCY, async (url, i): Promise<MediaRow | null> => {
     let fetched: Awaited<ReturnType<typeof fetchMedia>> | null = null;
     try {
       fetched = await fetchMedia(url, {
@@ -58,7 +66,7 @@ export async function attachMediaFromUrls(ctx: WorkspaceContext, postId: string,
         limits,
         memory: { gate, declaredBytes: fetched.declaredBytes },
       });
-      const row = mediaRow(ctx, stored);
+      const row = { ...mediaRow(ctx, stored), alt: altOf[i] ?? null };
       // Issue 16: a file an enabled network can never publish (and that cannot be fitted) is a failed URL.
       const problems = unpublishableProblems(target, row);
       if (problems.length === 0) return row;

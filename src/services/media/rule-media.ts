@@ -9,4 +9,5 @@ export const RULE_MEDIA_COLUMNS = {
   height: media.height,
   durationSeconds: media.durationSeconds,
   originalFilename: media.originalFilename,
+  alt: media.alt,
 };

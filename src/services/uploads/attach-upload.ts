@@ -7,6 +7,7 @@ import { NOT_ACCEPTED_MESSAGE } from "../../media/ingest";
 import { unpublishableProblems } from "../media/file-rules";
 import { mediaTarget } from "../media/media-target";
 import { appendToPost } from "../media/record-media";
+import { setMediaAlt } from "../media/update-media";
 import { getPost } from "../posts/get-post";
 
 export const POST_NOT_FOUND = "Post not found.";
@@ -17,7 +18,10 @@ export const UPLOAD_NOT_FOUND = "Upload not found.";
  * rule and per-file media rules as a direct upload; attaching the same upload to the same post again changes
  * nothing.
  */
-export async function attachUploadToPost(ctx: WorkspaceContext, input: { post_id: string; upload_token: string }) {
+export async function attachUploadToPost(
+  ctx: WorkspaceContext,
+  input: { post_id: string; upload_token: string; alt?: string | null },
+) {
   if (!isUuid(input.post_id)) throw new AppError("not_found", POST_NOT_FOUND);
   const target = await mediaTarget(ctx, input.post_id, () => new AppError("not_found", POST_NOT_FOUND));
   const asset = isUuid(input.upload_token)
@@ -35,6 +39,8 @@ export async function attachUploadToPost(ctx: WorkspaceContext, input: { post_id
   // another post may take it.
   const problems = unpublishableProblems(target, asset);
   if (problems.length > 0) throw validationError({ media: problems });
+  // Issue 29: an alt text given with the attach replaces the asset's (set at upload, or none).
+  if (input.alt !== undefined) await setMediaAlt(ctx, asset.id, input.alt);
   await appendToPost(ctx, input.post_id, [asset.id]);
   return { post: await getPost(ctx, input.post_id) };
 }

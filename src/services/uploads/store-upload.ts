@@ -7,7 +7,7 @@ import { ingestMedia } from "../../media/ingest";
 import type { MultipartReader } from "../../media/multipart";
 import { ingestLimits } from "../media/media-target";
 import { discardObjects, mediaRow, recordMedia } from "../media/record-media";
-import { asHttpError, readFilePart } from "../media/upload-post-media";
+import { asHttpError, readFilePart, readTrailingAlt } from "../media/upload-post-media";
 import { dataEvent } from "../webhooks/outbox";
 import { tokenGuard } from "./upload-guard";
 
@@ -55,6 +55,12 @@ export async function storeSignedUpload(
       memory: { gate: memoryGate(ctx.config), declaredBytes },
     });
     row = mediaRow(ctx, stored, upload.token);
+    row.alt = form
+      ? await readTrailingAlt(form, file.alt).catch(async (err) => {
+          await discardObjects(ctx, [stored.path]);
+          throw err;
+        })
+      : null;
   } catch (err) {
     throw asHttpError(err);
   } finally {

@@ -345,9 +345,22 @@ export class LinkedInFake {
       );
     }
     const content = body.content as
-      | { media?: { id?: string }; multiImage?: { images?: Array<{ id?: string }> } }
+      | {
+          media?: { id?: string; altText?: string };
+          multiImage?: { images?: Array<{ id?: string; altText?: string }> };
+        }
       | undefined;
     const ids = content?.media?.id ? [content.media.id] : (content?.multiImage?.images ?? []).map((i) => i.id ?? "");
+    // Posts API (learn.microsoft.com/linkedin/marketing/community-management/shares/posts-api): MediaContent and
+    // MultiImage images take `altText`, at most 4,086 characters.
+    const alts = content?.media ? [content.media.altText] : (content?.multiImage?.images ?? []).map((i) => i.altText);
+    if (alts.some((a) => a !== undefined && [...a].length > 4086)) {
+      return linkedInError(
+        422,
+        "UNPROCESSABLE_ENTITY",
+        "/content/media/altText :: length must not exceed 4086 characters",
+      );
+    }
     if (content?.multiImage && (ids.length < 2 || ids.length > 20)) {
       return linkedInError(
         422,

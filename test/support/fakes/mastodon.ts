@@ -15,6 +15,8 @@ interface StoredMedia {
   pollsLeft: number;
   size: number;
   filename: string;
+  /** Issue 29: the alt text sent as the form's `description`. */
+  description: string | null;
 }
 
 interface StoredStatus {
@@ -183,12 +185,19 @@ export class FakeMastodon extends ScriptedFake {
         const mb = Math.round(limit / 1024 / 1024);
         return this.respond(422, { error: `Validation failed: File file size must be less than ${mb} MB` });
       }
+      // docs.joinmastodon.org/methods/media/#v2: `description` is the alt text, at most the instance's
+      // `media_attachments.description_limit` characters (1,500 by default); longer is a 422.
+      const description = form.get("description");
+      if (typeof description === "string" && [...description].length > 1500) {
+        return this.respond(422, { error: "Validation failed: Description is too long (maximum is 1500 characters)" });
+      }
       const m: StoredMedia = {
         id: this.id(),
         type,
         pollsLeft: type === "video" ? this.videoProcessingPolls : 0,
         size: file.size,
         filename: file.name,
+        description: typeof description === "string" && description !== "" ? description : null,
       };
       this.media.set(m.id, m);
       return this.respond(m.pollsLeft > 0 ? 202 : 200, this.mediaJson(m));

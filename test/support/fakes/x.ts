@@ -20,6 +20,8 @@ interface StoredMedia {
   segments: number;
   finalized: boolean;
   pollsLeft: number;
+  /** Issue 29: set by `POST /2/media/metadata`. */
+  altText?: string;
 }
 
 interface StoredTweet {
@@ -231,6 +233,27 @@ export class FakeX extends ScriptedFake {
     if (req.method === "POST" && chunked) {
       if (chunked[2] === "append") return this.append(chunked[1]!, await req.formData());
       return this.finalize(chunked[1]!);
+    }
+    if (key === "POST /2/media/metadata") {
+      // docs.x.com/x-api/media/metadata-create: `{id, metadata: {alt_text: {text}}}`, text at most 1,000 characters;
+      // answers `{data: {id, associated_metadata: {alt_text: {text}}}}`.
+      const body = (await req.json()) as { id?: string; metadata?: { alt_text?: { text?: string } } };
+      const m = this.media.get(body.id ?? "");
+      if (!m) return this.respond(400, problem(400, "Invalid Request", "Invalid media id."));
+      const text = body.metadata?.alt_text?.text ?? "";
+      if ([...text].length > 1000) {
+        return this.respond(
+          400,
+          problem(
+            400,
+            "Invalid Request",
+            "One or more parameters to your request was invalid.",
+            "https://api.twitter.com/2/problems/invalid-request",
+          ),
+        );
+      }
+      m.altText = text;
+      return this.respond(200, { data: { id: m.id, associated_metadata: { alt_text: { text } } } });
     }
     if (key === "POST /2/tweets") return this.createTweet(req);
     const lookup = /^\/2\/tweets\/(\d+)$/.exec(url.pathname);
