@@ -252,7 +252,12 @@ describe("MemoryBudget", () => {
 
   it("a share not free within its wait is refused and leaves the queue; the ones behind it move up", async () => {
     let now = 0;
-    const clock = { now: () => now, sleep: async (ms: number) => void (now += ms) };
+    const clock = {
+      now: () => now,
+      sleep: async (ms: number) => {
+        now += ms;
+      },
+    };
     const b = new MemoryBudget(10, clock);
     const most = await b.acquire(8, 0);
     const big = b.acquire(5, 1000);
