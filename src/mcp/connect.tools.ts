@@ -20,7 +20,7 @@ export const connectTools = [
     name: "connect-social-account-tool",
     title: "Connect a social account",
     description:
-      "Returns {url, expires_at}: the network's consent page for this workspace. Give the URL to the user; after they allow access the account is connected (or they pick Pages/channels/organizations/a board). Single use, short-lived. Bluesky connects with an app password instead (create-connect-link-tool).",
+      "Returns {url, expires_at}: a page of this service that names the workspace and, on Continue, takes the user's browser to the network's consent page (the flow then completes only in that browser). Give the URL to the user; after they allow access the account is connected (or they pick Pages/channels/organizations/a board). Single use, short-lived. Bluesky connects with an app password instead (create-connect-link-tool).",
     input: {
       platform: z.enum(PLATFORMS).describe("Network to connect."),
       redirect_url: redirectUrl,

@@ -79,12 +79,15 @@ describe("a connect link ends with its API key", () => {
   });
 
   it("answers 410 once its key is revoked — page and forms — and the list says why", async () => {
-    const ws = await createTestWorkspace();
+    const ws = await createTestWorkspace("Withdrawn Inc");
     const child = await mint(ws, { name: "child" });
     const { path, token, body } = await linkBy(child.key, { purpose: "Spring campaign" });
     const { csrf } = formOf((await browse("GET", path)).text);
     await revoke(ws, child.id);
-    endedPage(await browse("GET", path), 410, KEY_ENDED);
+    const withdrawn = await browse("GET", path);
+    endedPage(withdrawn, 410, KEY_ENDED);
+    // The page still says who had asked.
+    expect(withdrawn.text).toContain("Workspace: <strong>Withdrawn Inc</strong><br>Purpose: Spring campaign");
     endedPage(
       await postForm(`/connect/${token}/start`, [
         ["csrf", csrf],

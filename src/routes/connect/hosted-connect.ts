@@ -14,7 +14,7 @@ import { readBoundedText } from "../../lib/read-body";
 import { ConnectError } from "../../platforms/connect";
 import { allConnectors, connectorFor } from "../../platforms/registry";
 import { FLOW_ENDED } from "../../services/connect/complete-connect";
-import { type LiveLink, linkExists, resolveConnectLink } from "../../services/connect/connect-links";
+import { type LinkLookup, type LiveLink, linkExists, resolveConnectLink } from "../../services/connect/connect-links";
 import { issuingKeyLive, KEY_ENDED } from "../../services/connect/issuing-key";
 import { requesterOf } from "../../services/connect/requester";
 import { consumeSelection, type OpenSelection, readSelection } from "../../services/connect/selections";
@@ -38,8 +38,11 @@ const AUTHORIZE_CSRF = "connect-authorize-form";
 const GONE = "This connect link has expired or is unknown. Ask for a new one.";
 
 /** The page for a token that names no live link: 404 unknown or expired, 410 when its API key has ended. */
-function linkRefused(c: Context<AppEnv>, refused: "unknown" | "key_ended"): Response {
-  if (refused === "key_ended") return html(c, resultPage({ ok: false, title: "Link withdrawn", text: KEY_ENDED }), 410);
+function linkRefused(c: Context<AppEnv>, found: Exclude<LinkLookup, { link: LiveLink }>): Response {
+  if (found.refused === "key_ended") {
+    const requester = { workspace: found.workspaceName, purpose: found.purpose };
+    return html(c, resultPage({ ok: false, title: "Link withdrawn", text: KEY_ENDED, requester }), 410);
+  }
   return html(c, resultPage({ ok: false, title: "Link expired", text: GONE }), 404);
 }
 
@@ -94,7 +97,7 @@ async function linkForm(
   const token = c.req.param("token") ?? "";
   const service = c.get("service");
   const found = await resolveConnectLink(service, token);
-  if ("refused" in found) return { response: linkRefused(c, found.refused) };
+  if ("refused" in found) return { response: linkRefused(c, found) };
   const { link } = found;
   const { CONNECT_STARTS_PER_MINUTE, CONNECT_PASSWORD_TRIES_PER_MINUTE } = service.config;
   const limit = window === "starts" ? CONNECT_STARTS_PER_MINUTE : CONNECT_PASSWORD_TRIES_PER_MINUTE;
@@ -113,7 +116,8 @@ async function selectionEnded(c: Context<AppEnv>, selection: OpenSelection): Pro
   if ((await issuingKeyLive(service, selection.apiKeyId)) && !(linkId && !(await linkExists(service, linkId)))) {
     return null;
   }
-  return html(c, resultPage({ ok: false, title: "The account was not connected", text: FLOW_ENDED }), 403);
+  const requester = await requesterOf(service, selection.workspaceId, linkId);
+  return html(c, resultPage({ ok: false, title: "The account was not connected", text: FLOW_ENDED, requester }), 403);
 }
 
 const AUTHORIZE_GONE =
@@ -182,7 +186,12 @@ export function registerHostedConnect(app: App) {
     if (!consumed) {
       return html(
         c,
-        resultPage({ ok: false, title: "Already connected", text: "This selection was already used." }),
+        resultPage({
+          ok: false,
+          title: "Already connected",
+          text: "This selection was already used.",
+          requester: await requesterOf(service, selection.workspaceId, selection.payload.link_id),
+        }),
         409,
       );
     }
@@ -224,7 +233,7 @@ export function registerHostedConnect(app: App) {
   app.get("/connect/:token", async (c) => {
     const token = c.req.param("token");
     const found = await resolveConnectLink(c.get("service"), token);
-    if ("refused" in found) return linkRefused(c, found.refused);
+    if ("refused" in found) return linkRefused(c, found);
     return renderLink(c, found.link, token);
   });
 

@@ -27,9 +27,10 @@ const route = authedRoute({
   path: "/api/social-accounts/connect",
   operationId: "startConnect",
   tags: ["Connect accounts"],
-  summary: "Start connecting an account: the network's consent URL with a single-use, short-lived state",
+  summary:
+    "Start connecting an account: a page of ours (`/connect/authorize/…`) that names the workspace and, on Continue, binds the flow to that browser and goes to the network's consent page",
   request: jsonBody(StartConnectRequest),
-  responses: { 200: ok(ConnectUrlSchema, "The consent URL.") },
+  responses: { 200: ok(ConnectUrlSchema, "The URL to open in the user's browser (single use, one browser).") },
 });
 
 export function registerStartConnect(app: App) {

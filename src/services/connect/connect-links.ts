@@ -59,7 +59,10 @@ export interface LiveLink {
 }
 
 /** What a token names: a live link, nothing (unknown or expired), or a link whose API key has ended. */
-export type LinkLookup = { link: LiveLink } | { refused: "unknown" | "key_ended" };
+export type LinkLookup =
+  | { link: LiveLink }
+  | { refused: "unknown" }
+  | { refused: "key_ended"; workspaceName: string; purpose: string | null };
 
 /** The link behind a token, checked against its expiry and its issuing key's. */
 export async function resolveConnectLink(ctx: ServiceContext, token: string): Promise<LinkLookup> {
@@ -83,7 +86,7 @@ export async function resolveConnectLink(ctx: ServiceContext, token: string): Pr
   if (link.apiKeyId !== null) {
     const ended =
       row.keyId === null || row.keyRevokedAt !== null || (row.keyExpiresAt !== null && row.keyExpiresAt <= now);
-    if (ended) return { refused: "key_ended" };
+    if (ended) return { refused: "key_ended", workspaceName: row.workspaceName, purpose: link.purpose };
   }
   if (link.expiresAt <= now) return { refused: "unknown" };
   return {
