@@ -44,6 +44,7 @@ async function send(
   const headers = Object.fromEntries(res.headers);
   delete headers["x-request-id"];
   delete headers["server-timing"];
+  delete headers["x-d1-bookmark"];
   delete headers["x-ratelimit-limit"];
   delete headers["x-ratelimit-remaining"];
   return { status: res.status, headers, body: text ? JSON.parse(text) : null };
