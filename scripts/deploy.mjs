@@ -31,7 +31,9 @@ const envArgs = env ? ["--env", env] : [];
 const configIdx = args.indexOf("--config");
 const configPath = configIdx >= 0 ? path.resolve(args[configIdx + 1]) : undefined;
 const bundle = !args.includes("--no-bundle");
-const wranglerBin = path.join(root, "node_modules", ".bin", "wrangler");
+// DEPLOY_WRANGLER_BIN / DEPLOY_STATE_DIR: test/e2e/deploy-script.test.mjs runs the script against a fake wrangler.
+const wranglerBin = process.env.DEPLOY_WRANGLER_BIN ?? path.join(root, "node_modules", ".bin", "wrangler");
+const stateDir = process.env.DEPLOY_STATE_DIR ?? path.join(root, ".wrangler", "deploy");
 const childEnv = { ...process.env, WRANGLER_SEND_METRICS: "false" };
 
 const say = (...a) => console.log("[deploy]", ...a);
@@ -106,7 +108,7 @@ gzip on the Paid plan, 3 MB on Free (https://developers.cloudflare.com/workers/p
 }
 
 function stateFile(plan) {
-  return path.join(root, ".wrangler", "deploy", `${plan.env}.json`);
+  return path.join(stateDir, `${plan.env}.json`);
 }
 
 function readState(plan) {
