@@ -95,6 +95,11 @@ export const configSchema = z.object({
   TIKTOK_API_URL: url("https://open.tiktokapis.com"),
   YOUTUBE_API_URL: url("https://www.googleapis.com"),
   GOOGLE_OAUTH_URL: url("https://oauth2.googleapis.com"),
+  /**
+   * The Google OAuth app (YouTube) is in "Testing" publishing status: Google's refresh tokens then end 7 days after
+   * the consent, so every YouTube account's access ends a week after it connects (docs/account-health.md).
+   */
+  GOOGLE_OAUTH_APP_TESTING: bool.default(false),
   PINTEREST_API_URL: url("https://api.pinterest.com"),
   BLUESKY_APPVIEW_URL: url("https://public.api.bsky.app"),
   // Connect accounts (issue 18): where browsers are sent for consent (token endpoints use the API hosts above).

@@ -117,7 +117,7 @@ export const workspaceTools = [
     name: "list-social-accounts-tool",
     title: "List social accounts",
     description:
-      "Lists connected, inactive and disconnected social accounts (id, platform, display_name, username, is_active, status). Use an account id in create-post-tool.",
+      "Lists connected, inactive and disconnected social accounts (id, platform, display_name, username, is_active, status) with their health: expires_at (when access ends unless reconnected; null: not known to end), refreshable (the service renews the token itself), health (ok, expiring: ends within 7 days and cannot be renewed, needs_reconnect: rows of the account fail until it is reconnected) and health_reason. Use an account id in create-post-tool.",
     input: {},
     annotations: READ,
     run: (ctx) => listSocialAccounts(ctx),

@@ -182,11 +182,21 @@ export class PlatformError extends Error {
   readonly kind: PlatformErrorKind;
   readonly retryAfterSeconds?: number;
   readonly status?: number;
-  constructor(kind: PlatformErrorKind, message: string, opts: { retryAfterSeconds?: number; status?: number } = {}) {
+  /**
+   * The network refused the account a permission it needs (a revoked scope, a Page role removed): only a reconnect
+   * that grants it again helps. The publish job marks the account `needs_reconnect` (docs/account-health.md).
+   */
+  readonly needsReconnect: boolean;
+  constructor(
+    kind: PlatformErrorKind,
+    message: string,
+    opts: { retryAfterSeconds?: number; status?: number; needsReconnect?: boolean } = {},
+  ) {
     super(message);
     this.name = "PlatformError";
     this.kind = kind;
     this.retryAfterSeconds = opts.retryAfterSeconds;
     this.status = opts.status;
+    this.needsReconnect = opts.needsReconnect === true;
   }
 }

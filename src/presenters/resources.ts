@@ -40,7 +40,19 @@ export const presentSignature = (s: typeof signatures.$inferSelect) => ({
 export const presentSocialAccount = (
   a: Pick<
     typeof socialAccounts.$inferSelect,
-    "id" | "platform" | "displayName" | "username" | "avatarUrl" | "isActive" | "status" | "createdAt" | "updatedAt"
+    | "id"
+    | "platform"
+    | "displayName"
+    | "username"
+    | "avatarUrl"
+    | "isActive"
+    | "status"
+    | "refreshable"
+    | "accessEndsAt"
+    | "health"
+    | "healthReason"
+    | "createdAt"
+    | "updatedAt"
   >,
 ) => ({
   id: a.id,
@@ -50,6 +62,11 @@ export const presentSocialAccount = (
   avatar_url: a.avatarUrl,
   is_active: a.isActive,
   status: a.status,
+  // Issue 29 (docs/account-health.md). A disconnected account needs a reconnect whatever its last health was.
+  expires_at: a.accessEndsAt === null ? null : formatYmdHis(a.accessEndsAt),
+  refreshable: a.refreshable,
+  health: a.status === "disconnected" ? ("needs_reconnect" as const) : a.health,
+  health_reason: a.status === "disconnected" ? "The account was disconnected." : a.healthReason,
   created_at: formatYmdHis(a.createdAt),
   updated_at: formatYmdHis(a.updatedAt),
 });

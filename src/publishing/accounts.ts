@@ -5,8 +5,8 @@ import { socialAccounts } from "../db/schema";
 import { log } from "../lib/logger";
 import type { AdapterAccount, AdapterContext, PlatformAdapter } from "../platforms/types";
 import { PlatformError } from "../platforms/types";
+import { tokenExpiredStatements } from "../services/social-accounts/account-health";
 import { openCredentials, sealCredentials } from "../services/social-accounts/credentials";
-import { accountEvent } from "../services/webhooks/outbox";
 import { nextRefreshAt, REFRESH_SCHEDULES } from "./token-schedule";
 
 /**
@@ -94,6 +94,8 @@ export async function refreshAccount(
         tokenRefreshedAt: now,
         tokenRefreshDueAt: dueAt,
         tokenRefreshLeaseUntil: null,
+        // A network that renewed the token is one the service can renew (Facebook's check renews nothing).
+        ...(REFRESH_SCHEDULES[loaded.row.platform as Platform] ? { refreshable: true } : {}),
       })
       .where(casCondition(loaded.row))
       .returning();
@@ -199,13 +201,8 @@ async function adoptNewer(ctx: ServiceContext, loaded: LoadedAccount): Promise<R
 
 /** The platform refused the account's token for good: it needs a reconnect. */
 export async function markTokenExpired(ctx: ServiceContext, loaded: LoadedAccount): Promise<RefreshOutcome> {
-  await ctx.db.batch([
-    ctx.db
-      .update(socialAccounts)
-      .set({ status: "token_expired", tokenRefreshLeaseUntil: null, updatedAt: ctx.now() })
-      .where(and(eq(socialAccounts.id, loaded.row.id), eq(socialAccounts.status, "connected"))),
-    accountEvent(ctx, "account.token_expired", loaded.row.id, { afterChange: true }),
-  ]);
+  // Also `needs_reconnect` (docs/account-health.md): `account.token_expired`, then `account.needs_reconnect`.
+  await ctx.db.batch([...tokenExpiredStatements(ctx, loaded.row.id, ctx.now())]);
   log("warn", "token_expired", { social_account_id: loaded.row.id, platform: loaded.row.platform });
   return { ok: false };
 }

@@ -5,13 +5,15 @@ import { resealCredentials } from "../services/social-accounts/reseal-credential
 import { sweepWebhookDeliveries } from "../services/webhooks/consumer";
 import { dispatchWebhookEvents } from "../services/webhooks/dispatch";
 import { forgetRecordedEvents } from "../services/webhooks/kick";
+import { runAccountHealth } from "./account-health";
 import { backgroundContext } from "./context";
 import { runScheduler } from "./scheduler";
 import { sweepStuckRows } from "./sweeper";
 import { runTokenRefresh } from "./token-refresh";
 
 /**
- * The every-minute cron: publish due posts, time out stuck rows and refresh tokens before they expire, then
+ * The every-minute cron: publish due posts, time out stuck rows, refresh tokens before they expire and keep each
+ * account's health (expiring, needs_reconnect: docs/account-health.md), then
  * dispatch webhook events (theirs, and any a stopped Worker left in the outbox) and re-enqueue webhook deliveries
  * whose message was lost. Beside publishing: the storage lifecycle sweep (src/services/lifecycle) and re-sealing
  * credentials and every other sealed secret still under a previous encryption key (docs/security.md).
@@ -22,6 +24,7 @@ export async function runCron(env: Cloudflare.Env, ctx: ExecutionContext): Promi
     runScheduler(sctx),
     sweepStuckRows(sctx),
     runTokenRefresh(sctx),
+    runAccountHealth(sctx),
     runLifecycle(sctx),
     resealCredentials(sctx),
     resealSecrets(sctx),

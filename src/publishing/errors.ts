@@ -8,6 +8,9 @@ export const PUBLISH_ERRORS = {
   noAdapter: "Publishing to this platform is not available.",
   exhausted: "Publishing failed after repeated attempts.",
   unexpected: "Unexpected error while publishing.",
+  /** The account lost a permission or its access ended (docs/account-health.md); `reason` is the network's. */
+  needsReconnect: (reason: string) =>
+    `The social account needs reconnecting: ${reason.replace(/\.?$/, ".")} Reconnect it, granting the permissions asked for.`,
 } as const;
 
 /** A failure that ends the row now, with a message for `error_message` (or a follow-up's, docs/threads.md). */

@@ -17,6 +17,7 @@ import {
   type PublishResult,
 } from "../platforms/types";
 import { threadForRules } from "../services/posts/row-texts";
+import { markNeedsReconnect } from "../services/social-accounts/account-health";
 import { refreshMastodonLimits } from "../services/social-accounts/mastodon-instance";
 import { loadAccount, markTokenExpired, needsRefresh, refreshAccount } from "./accounts";
 import { createAdapterContext } from "./context";
@@ -110,6 +111,12 @@ async function handleFailure(
   }
   if (err instanceof RowFailure) {
     message = err.message;
+  } else if (err instanceof PlatformError && err.needsReconnect) {
+    // A permission the network took back (docs/account-health.md): the account needs a reconnect, recorded once
+    // with the network's reason; this row fails saying so, and the account's other rows fail the same way at their
+    // time (publishClaimed) until it is reconnected — without asking the network again.
+    await markNeedsReconnect(ctx, row.socialAccountId, err.message);
+    message = PUBLISH_ERRORS.needsReconnect(err.message);
   } else if (err instanceof PlatformError) {
     message = err.kind === "auth" ? PUBLISH_ERRORS.sessionExpired : err.message;
     transient = err.kind === "transient";
@@ -150,6 +157,9 @@ async function publishClaimed(
   }
   if (!accountRow.isActive) throw new RowFailure(PUBLISH_ERRORS.deactivated);
   if (accountRow.status === "token_expired") throw new RowFailure(PUBLISH_ERRORS.sessionExpired);
+  if (accountRow.health === "needs_reconnect") {
+    throw new RowFailure(PUBLISH_ERRORS.needsReconnect(accountRow.healthReason ?? "access ended"));
+  }
 
   const items = await loadPostMedia(ctx, row.postId);
   // Issue 20: the row's own text, and its thread items' media (docs/threads.md).

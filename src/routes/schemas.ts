@@ -45,6 +45,26 @@ export const SocialAccountSchema = z
     avatar_url: z.string().nullable(),
     is_active: z.boolean(),
     status: z.enum(["connected", "disconnected", "token_expired"]),
+    expires_at: ymdHis
+      .nullable()
+      .describe(
+        "When the account's access ends unless it is reconnected (UTC): an unrenewable token's expiry (LinkedIn without programmatic refresh: 60 days), or the end of a refresh token the network limits (Google apps in Testing: 7 days). Null: not known to end — the service renews it (`refreshable`), or the network's token does not expire.",
+      ),
+    refreshable: z
+      .boolean()
+      .nullable()
+      .describe(
+        "Whether the service renews the access token itself (it holds a refresh credential the network honours). Null until first looked at (accounts from before this field: within a minute).",
+      ),
+    health: z
+      .enum(["ok", "expiring", "needs_reconnect"])
+      .describe(
+        "`expiring`: `expires_at` is within 7 days and the service cannot renew it (event `account.expiring`, once). `needs_reconnect`: the network refused the session, a permission, or the access ended (event `account.needs_reconnect`, once); rows of the account fail at their time until it is reconnected. A reconnect sets `ok`.",
+      ),
+    health_reason: z
+      .string()
+      .nullable()
+      .describe("Why the account is `expiring` or `needs_reconnect`, in the network's words when it gave them."),
     created_at: ymdHis,
     updated_at: ymdHis,
   })

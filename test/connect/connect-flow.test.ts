@@ -49,6 +49,8 @@ function use(net: FakeNetwork, token: string): FakeNetwork {
   return net;
 }
 
+/** Issue 29: whether the service renews each network's token, and when access ends (docs/account-health.md). */
+const UNRENEWED = new Set(["facebook", "instagram-facebook", "mastodon"]);
 const account = (platform: string, display_name: string, username: string, avatar_url: string | null) => ({
   id: expect.stringMatching(UUID),
   platform,
@@ -57,6 +59,10 @@ const account = (platform: string, display_name: string, username: string, avata
   avatar_url,
   is_active: true,
   status: "connected",
+  expires_at: null,
+  refreshable: !UNRENEWED.has(platform),
+  health: "ok",
+  health_reason: null,
   created_at: expect.stringMatching(YMDHIS),
   updated_at: expect.stringMatching(YMDHIS),
 });

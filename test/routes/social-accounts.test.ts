@@ -87,6 +87,10 @@ describe("social accounts", () => {
       avatar_url: null,
       is_active: true,
       status: "connected",
+      expires_at: null,
+      refreshable: true,
+      health: "ok",
+      health_reason: null,
       created_at: expect.stringMatching(YMDHIS),
       updated_at: expect.stringMatching(YMDHIS),
     });
@@ -202,6 +206,8 @@ describe("social accounts", () => {
       ...x2.body,
       is_active: false,
       status: "disconnected",
+      health: "needs_reconnect",
+      health_reason: "The account was disconnected.",
       updated_at: expect.stringMatching(YMDHIS),
     });
     const row = await env.DB.prepare("SELECT credentials FROM social_accounts WHERE id = ?")

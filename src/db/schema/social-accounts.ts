@@ -2,6 +2,8 @@ import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./workspaces";
 
+export type AccountHealth = "ok" | "expiring" | "needs_reconnect";
+
 export const socialAccounts = sqliteTable(
   "social_accounts",
   {
@@ -32,6 +34,15 @@ export const socialAccounts = sqliteTable(
      * document names it; '' for single-server networks. Part of the identity (migration 0011, docs/security.md).
      */
     server: text("server").notNull().default(""),
+    /** Issue 29 (docs/account-health.md): the service renews the token itself; null = not looked at yet. */
+    refreshable: integer("refreshable", { mode: "boolean" }),
+    /** When access ends unless the user reconnects (epoch ms); null = not known to end. */
+    accessEndsAt: integer("access_ends_at"),
+    /** ok | expiring | needs_reconnect */
+    health: text("health").$type<AccountHealth>().notNull().default("ok"),
+    /** Why the account is expiring or needs a reconnect (the network's words when it gave a reason). */
+    healthReason: text("health_reason"),
+    healthChangedAt: integer("health_changed_at"),
     /** JSON object: organization_id, default_board_id, service (Bluesky PDS), instance (Mastodon), … */
     meta: text("meta", { mode: "json" }).$type<Record<string, unknown>>().notNull().default({}),
     createdAt: integer("created_at").notNull(),
@@ -40,6 +51,7 @@ export const socialAccounts = sqliteTable(
   (t) => [
     index("social_accounts_workspace_idx").on(t.workspaceId, t.platform, t.displayName),
     index("social_accounts_token_refresh_idx").on(t.status, t.tokenRefreshDueAt),
+    index("social_accounts_health_idx").on(t.status, t.health, t.accessEndsAt),
     // One row per network identity AT ITS SERVER in a workspace: connecting it again is a reconnect (migrations
     // 0008, 0011); the same id on another server is another account.
     uniqueIndex("social_accounts_identity_uq")

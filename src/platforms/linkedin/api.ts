@@ -30,7 +30,10 @@ export function linkedInError(res: Response, body: LiErrorBody | null, nowMs: nu
     return new PlatformError("transient", message, { status: 429, retryAfterSeconds: wait });
   }
   if (res.status >= 500) return new PlatformError("transient", message, { status: res.status });
-  return new PlatformError("permanent", message, { status: res.status });
+  // 403 ACCESS_DENIED ("Not enough permissions to access: …"): a scope the member revoked, or an admin role on
+  // the Page taken away (LinkedIn "Error Handling", learn.microsoft.com/linkedin/shared/api-guide/concepts/error-handling).
+  const needsReconnect = res.status === 403 && body?.code === "ACCESS_DENIED";
+  return new PlatformError("permanent", message, { status: res.status, needsReconnect });
 }
 
 export class LinkedInApi {

@@ -80,6 +80,16 @@ export function scrub(message: string, secrets: Array<string | undefined>): stri
   return out;
 }
 
+/**
+ * Graph's permission errors: code 10 ("Application does not have permission for this action", a permission the
+ * user took back) and 200–299 ("Permissions error", e.g. the Page role that gave `pages_manage_posts` removed) —
+ * Graph API "Handling Errors" (developers.facebook.com/docs/graph-api/guides/error-handling: "10, 200-299 …
+ * Permission is either not granted or has been removed"). Only a reconnect that grants them again helps.
+ */
+export function isPermissionCode(code: number | undefined): boolean {
+  return code !== undefined && (code === 10 || (code >= 200 && code <= 299));
+}
+
 export function graphError(
   label: string,
   res: { status: number; headers: Headers },
@@ -89,5 +99,7 @@ export function graphError(
   const kind = graphErrorKind(res.status, body);
   const message = scrub(graphErrorMessage(body, `${label} returned HTTP ${res.status}.`), secrets);
   const retryAfterSeconds = kind === "transient" ? usageRetryAfterSeconds(res.headers) : undefined;
-  return new PlatformError(kind, message, { status: res.status, retryAfterSeconds });
+  const code = typeof body?.error?.code === "number" ? body.error.code : undefined;
+  const needsReconnect = kind === "permanent" && isPermissionCode(code);
+  return new PlatformError(kind, message, { status: res.status, retryAfterSeconds, needsReconnect });
 }

@@ -4,6 +4,7 @@ import { socialAccounts } from "../../db/schema";
 import { conflict } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { presentSocialAccount, type SocialAccountResource } from "../../presenters/resources";
+import { accessFacts, connectedHealth } from "../social-accounts/account-health";
 import type { AccountCredentials } from "../social-accounts/credentials";
 import { sealCredentials } from "../social-accounts/credentials";
 import { accountEvent } from "../webhooks/outbox";
@@ -94,8 +95,10 @@ export async function upsertAccounts(
   // Seal first: query builders are thenables, so they must not pass through an await before the batch.
   // Sealed for the row id they will live in (AES-GCM additional data, docs/security.md).
   const sealed = await Promise.all(accounts.map((a, i) => sealCredentials(ctx, ids[i]!, a.credentials)));
-  const statements = accounts.map((a, i) =>
-    ctx.db
+  const statements = accounts.map((a, i) => {
+    // Issue 29: what the new tokens say about renewal, and health back to ok (a reconnect clears needs_reconnect).
+    const health = connectedHealth(accessFacts(ctx.config, a.platform, a.credentials, a.tokenExpiresAt, now), now);
+    return ctx.db
       .insert(socialAccounts)
       .values({
         id: ids[i]!,
@@ -110,6 +113,7 @@ export async function upsertAccounts(
         status: "connected",
         credentials: sealed[i]!,
         tokenExpiresAt: a.tokenExpiresAt,
+        ...health,
         meta: a.meta,
         createdAt: now,
         updatedAt: now,
@@ -132,12 +136,13 @@ export async function upsertAccounts(
           // meanwhile keeps its own credentials rather than receive ones that would not open there.
           credentials: sql`CASE WHEN excluded.id = ${socialAccounts.id} THEN excluded.credentials ELSE ${socialAccounts.credentials} END`,
           tokenExpiresAt: sql`excluded.token_expires_at`,
+          ...health,
           meta: sql`json_patch(${socialAccounts.meta}, excluded.meta)`,
           updatedAt: now,
         },
       })
-      .returning(),
-  );
+      .returning();
+  });
   const events = ids.map((id) => accountEvent(ctx, "account.connected", id));
   const binds = bind.map((b) =>
     ctx.db

@@ -9,6 +9,8 @@ export const WEBHOOK_EVENT_TYPES = [
   "account.connected",
   "account.disconnected",
   "account.token_expired",
+  "account.expiring",
+  "account.needs_reconnect",
   "media.uploaded",
   "webhook.endpoint.disabled",
 ] as const;

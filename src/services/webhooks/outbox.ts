@@ -102,10 +102,37 @@ const accountJson = jsonRow(socialAccounts, "sa", [
   "avatarUrl",
   "isActive",
   "status",
+  "refreshable",
+  "accessEndsAt",
+  "health",
+  "healthReason",
   "createdAt",
   "updatedAt",
 ]);
 export const decodeAccountSnapshot = accountJson.decode;
+
+/**
+ * `account.expiring` / `account.needs_reconnect` (docs/account-health.md) for every account whose health was moved
+ * to that state at `now` (`health_changed_at = now`; one account with `accountId`) by a conditional UPDATE earlier
+ * in the batch that only matches accounts not in that state yet — so a tick or a publish that finds the account
+ * already there sends nothing: one event per occurrence. `afterChange`: and only if the statement just before
+ * changed rows.
+ */
+export function accountHealthEvents(
+  ctx: EventContext,
+  type: Extract<WebhookEventType, "account.expiring" | "account.needs_reconnect">,
+  now: number,
+  opts: { accountId?: string; afterChange?: boolean } = {},
+) {
+  const health = type === "account.expiring" ? "expiring" : "needs_reconnect";
+  const one = opts.accountId === undefined ? sql`` : sql` AND sa.id = ${opts.accountId}`;
+  return insertEvent(
+    ctx,
+    sql`SELECT ${EVENT_ID}, sa.workspace_id, ${type}, ${sql.raw(accountJson.sql)}, NULL, ${ctx.now()}, NULL
+    FROM social_accounts sa WHERE ${changed(opts.afterChange)}sa.health = ${health} AND sa.health_changed_at = ${now}${one}
+      AND ${subscribed(sql`sa.workspace_id`, sql`${type}`)}`,
+  );
+}
 
 /** `account.*`: `data` is the account as `GET /api/social-accounts` shows it (never its credentials). */
 export function accountEvent(

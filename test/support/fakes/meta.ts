@@ -118,6 +118,20 @@ export function graphErrorResponse(
   });
 }
 
+/**
+ * A permission taken back (the user removed the app's `pages_manage_posts`, or the Page role it came from), as Graph
+ * answers a publish then: HTTP 403, OAuthException code 200 "(#200) … permission" — Graph API "Handling Errors"
+ * (developers.facebook.com/docs/graph-api/guides/error-handling: 10 and 200–299 "Permission is either not granted
+ * or has been removed").
+ */
+export function metaPermissionError(): Response {
+  return graphErrorResponse(403, {
+    message:
+      "(#200) If posting to a page, requires both pages_read_engagement and pages_manage_posts as an admin with sufficient administrative permission",
+    code: 200,
+  });
+}
+
 /** An expired token, as Meta answers it: HTTP 400, OAuthException 190 / 463. */
 export function expiredTokenResponse(): Response {
   return graphErrorResponse(400, {
