@@ -148,6 +148,25 @@ describe("wrangler.jsonc has no drift", () => {
     }
   });
 
+  it("`npm run deploy -- --dry-run` bundles the Worker under 3 MB compressed (the Free plan's Worker size limit)", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "drift-bundle-"));
+    try {
+      const out = path.join(dir, "bundle.json");
+      const res = spawnSync(process.execPath, ["scripts/deploy.mjs", "--dry-run", "--bundle-json", out], {
+        cwd: root,
+        env: childEnv,
+        encoding: "utf8",
+      });
+      assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
+      const size = JSON.parse(readFileSync(out, "utf8"));
+      console.log(`bundle: ${size.totalKiB} KiB, gzip ${size.gzipKiB} KiB`);
+      // https://developers.cloudflare.com/workers/platform/limits/#worker-size
+      assert.ok(size.gzipKiB > 0 && size.gzipKiB < 3 * 1024, JSON.stringify(size));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("catches a queue added to the config alone", () => {
     const dir = mkdtempSync(path.join(root, ".wrangler-drift-"));
     try {
