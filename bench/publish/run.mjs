@@ -244,8 +244,8 @@ async function main() {
   ]);
   log("seeded", statusCounts());
 
-  // Phase 3: the cron tick, repeated every minute as the real cron does while posts are still due (a tick claims at
-  // most 500 posts, docs/limits.md), and wait until every post has settled.
+  // Phase 3: the cron tick, repeated every minute as the real cron does while posts are still due (a tick claims every
+  // due post through its fan-out since issue 28, docs/scale.md), and wait until every post has settled.
   dev = await startDev(fake.origin);
   const t0 = performance.now();
   const tickRes = await fetch(`${BASE}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*`);
@@ -374,8 +374,8 @@ an existing key) and a Mastodon instance (\`verify_credentials\`, statuses with 
 rate-limit header families. \`wrangler dev\` runs on its own state with \`X_API_URL\` pointed at the fake; a workspace
 and one account per platform are created through the API (Bluesky/Mastodon verified against the fake); the due posts
 (3 enabled rows each) are written into the local D1 file; then the cron tick
-(\`GET /cdn-cgi/handler/scheduled?cron=*+*+*+*+*\`), repeated each minute while posts are still due (a tick claims
-at most 500 posts), and the D1 file is polled until every post has settled.
+(\`GET /cdn-cgi/handler/scheduled?cron=*+*+*+*+*\`), repeated each minute while posts are still due (since issue 28 a
+tick claims every due post, fanned out to publish-claims), and the D1 file is polled until every post has settled.
 Duplicates = platform posts created more than once for one text (all three) or one record key (Bluesky).
 
 ${today()} · ${machine()} · local Queues, consumer \`max_batch_size: 10\`, \`max_batch_timeout: 1\`
