@@ -11,9 +11,10 @@ import { graphemeLength } from "./text-length";
  * - Pinterest: 500 (developers.pinterest.com/docs/api/v5/pins-create, `alt_text`);
  * - Bluesky: 2,000 graphemes (the lexicon states none; Bluesky's app stops at 2,000);
  * - LinkedIn: 4,086 (Posts API `content.media.altText`);
- * - Threads: `alt_text`, no stated limit.
- * Networks absent here take no alt text through their API (TikTok, YouTube) or are not sent one yet (Facebook,
- * Instagram): the text is kept and shown, and not checked for them.
+ * - Threads (`alt_text`), Facebook (`alt_text_custom` on page photos) and Instagram (`alt_text` on image containers):
+ *   no stated limit.
+ * Networks absent here take no alt text through their API (TikTok, YouTube): the text is kept and shown, and not
+ * checked for them.
  */
 export const MEDIA_ALT_MAX = 1500;
 
@@ -25,6 +26,9 @@ export const ALT_TEXT_MAX: Readonly<Record<string, number | null>> = {
   linkedin: 4086,
   "linkedin-page": 4086,
   threads: null,
+  facebook: null,
+  instagram: null,
+  "instagram-facebook": null,
 };
 
 /** Networks that receive `alt` (src/platforms/<name>/). */

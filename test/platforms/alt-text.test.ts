@@ -5,6 +5,7 @@ import { type Fakes, installFakes } from "../publishing/platforms";
 import { blueskyAccount, storeTestMedia, testAccount, testAdapterContext } from "../support/adapter-context";
 import { fakeLinkedIn } from "../support/fakes/linkedin";
 import { MASTODON } from "../support/fakes/mastodon";
+import { fakeFacebookGraph, MetaGraphFake } from "../support/fakes/meta";
 import { fakePinterest } from "../support/fakes/pinterest";
 import { fakeThreads } from "../support/fakes/threads";
 
@@ -117,6 +118,39 @@ describe("alt text on LinkedIn, Pinterest and Threads", () => {
       );
       const container = fake.calls.find((c) => c.method === "POST" && c.path.endsWith("/threads"));
       expect(container?.body).toMatchObject({ media_type: "IMAGE", alt_text: ALT });
+    } finally {
+      fake.uninstall();
+    }
+  });
+});
+
+describe("alt text on Facebook and Instagram", () => {
+  it("Facebook: `alt_text_custom` on each page photo", async () => {
+    const fake = fakeFacebookGraph();
+    try {
+      await adapterFor("facebook")!.publish(
+        testAdapterContext(),
+        request("facebook", "facebook_post", [await image(), await image(null)], {
+          account: testAccount("facebook", { platformUserId: "1234567890" }),
+        }),
+      );
+      const photos = fake.calls.filter((c) => c.method === "POST" && c.path.endsWith("/photos"));
+      expect(photos.map((c) => (c.body as Record<string, unknown>).alt_text_custom)).toEqual([ALT, undefined]);
+    } finally {
+      fake.uninstall();
+    }
+  });
+
+  it("Instagram: `alt_text` on image containers (carousel items too), none on a reel", async () => {
+    const fake = new MetaGraphFake("https://instagram.fake");
+    try {
+      const account = testAccount("instagram", { platformUserId: "17841400000000001" });
+      await adapterFor("instagram")!.publish(
+        testAdapterContext(),
+        request("instagram", "instagram_carousel", [await image(), await image(null)], { account }),
+      );
+      const containers = fake.calls.filter((c) => c.method === "POST" && c.path.endsWith("/media"));
+      expect(containers.map((c) => (c.body as Record<string, unknown>).alt_text)).toEqual([ALT, undefined, undefined]);
     } finally {
       fake.uninstall();
     }

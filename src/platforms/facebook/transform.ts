@@ -36,16 +36,24 @@ export function planFacebook(contentType: string, content: string, media: Adapte
   if (media.length === 1) {
     return first.type === "video"
       ? { kind: "video", body: { file_url: first.url, description: text(content), published: true } }
-      : { kind: "photo", body: { url: first.url, message: text(content), published: true } };
+      : { kind: "photo", body: withAlt({ url: first.url, message: text(content), published: true }, first) };
   }
   if (media.some((m) => m.type === "video")) {
     throw new PlatformError("permanent", "Facebook posts with several media items accept images only.");
   }
   return {
     kind: "multi_photo",
-    photos: media.map((m) => ({ url: m.url, published: false })),
+    photos: media.map((m) => withAlt({ url: m.url, published: false }, m)),
     message: text(content),
   };
+}
+
+/**
+ * Issue 29: a page photo with its alt text as `alt_text_custom` (Graph API Page Photos, "alt_text_custom: accessible
+ * alternative description for an image"), left out when there is none.
+ */
+function withAlt(body: Record<string, unknown>, m: AdapterMedia): Record<string, unknown> {
+  return m.alt ? { ...body, alt_text_custom: m.alt } : body;
 }
 
 export function attachedMediaBody(photoIds: string[], message: string | undefined): Record<string, unknown> {

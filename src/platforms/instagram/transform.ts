@@ -38,7 +38,7 @@ export function planInstagram(contentType: string, content: string, media: Adapt
           children: media.map((m) =>
             m.type === "video"
               ? { media_type: "VIDEO", video_url: m.url, is_carousel_item: true }
-              : { image_url: m.url, is_carousel_item: true },
+              : withAlt({ image_url: m.url, is_carousel_item: true }, m),
           ),
         };
       }
@@ -51,7 +51,16 @@ export function planInstagram(contentType: string, content: string, media: Adapt
 
 /** Single feed videos are published as reels (`VIDEO` is deprecated for feed). */
 function singleContainer(m: AdapterMedia, content: string): GraphParams {
-  return m.type === "video" ? reelContainer(m, content) : { image_url: m.url, caption: caption(content) };
+  return m.type === "video" ? reelContainer(m, content) : withAlt({ image_url: m.url, caption: caption(content) }, m);
+}
+
+/**
+ * Issue 29: an image container (single or carousel item) with the image's alt text as `alt_text`
+ * (developers.facebook.com/documentation/instagram-platform/content-publishing: image posts only, since
+ * 2025-03-24; reels and stories take none).
+ */
+function withAlt(container: GraphParams, m: AdapterMedia): GraphParams {
+  return m.alt ? { ...container, alt_text: m.alt } : container;
 }
 
 function reelContainer(m: AdapterMedia, content: string): GraphParams {
