@@ -11,7 +11,19 @@ import { deleteVariants } from "../../media/variants";
  */
 export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: string[]): Promise<void> {
   if (mediaIds.length === 0) return;
-  const orphans = await ctx.db
+  const orphans = await releaseOrphansStatement(ctx, mediaIds);
+  const paths = [...new Set(orphans.map((o) => o.path))];
+  if (paths.length === 0) return;
+  const stillUsed = await stillUsedPathsStatement(ctx, paths);
+  await deleteReleasedObjects(ctx, paths, stillUsed);
+}
+
+/**
+ * The statement that deletes the media rows of `mediaIds` nothing references any more, returning their paths: for a
+ * caller that runs it in its own write batch (deletePost), after the statements that detached them.
+ */
+export function releaseOrphansStatement(ctx: ServiceContext, mediaIds: string[]) {
+  return ctx.db
     .delete(media)
     .where(
       and(
@@ -25,11 +37,21 @@ export async function releaseUnreferencedMedia(ctx: ServiceContext, mediaIds: st
       ),
     )
     .returning({ path: media.path });
-  const paths = [...new Set(orphans.map((o) => o.path))];
-  if (paths.length === 0) return;
-  const stillUsed = await ctx.db.select({ path: media.path }).from(media).where(inJsonArray(media.path, paths));
+}
+
+/** Which of `paths` a media row still points at (run after `releaseOrphansStatement`, in the same batch or after). */
+export function stillUsedPathsStatement(ctx: ServiceContext, paths: string[]) {
+  return ctx.db.select({ path: media.path }).from(media).where(inJsonArray(media.path, paths));
+}
+
+/** Deletes from R2 the released paths no media row points at any more, with their fitted variants. */
+export async function deleteReleasedObjects(
+  ctx: ServiceContext,
+  released: string[],
+  stillUsed: { path: string }[],
+): Promise<void> {
   const used = new Set(stillUsed.map((r) => r.path));
-  const toDelete = paths.filter((p) => !used.has(p));
+  const toDelete = [...new Set(released)].filter((p) => !used.has(p));
   if (toDelete.length > 0) {
     await ctx.env.MEDIA_BUCKET.delete(toDelete);
     // Their fitted variants go with them (issue 16, src/media/variants.ts).
