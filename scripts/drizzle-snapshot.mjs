@@ -33,9 +33,12 @@ function pendingChange() {
     cwd: ROOT,
     encoding: "utf8",
   });
-  if (run.status !== 0) {
-    process.stderr.write(run.stdout + run.stderr);
-    throw new Error(`drizzle-kit generate exited with ${run.status}`);
+  // drizzle-kit reports a broken record (two snapshots naming the same parent: a "collision") with exit code 0
+  // and writes nothing, which would read as "in step": treat any error line as a failure.
+  const output = run.stdout + run.stderr;
+  if (run.status !== 0 || /^\s*Error\b|collision/im.test(output)) {
+    process.stderr.write(output);
+    throw new Error(`drizzle-kit generate failed (exit ${run.status}): fix migrations/meta (README, Migrations)`);
   }
   const sql = readdirSync(path.join(ROOT, SCRATCH)).find((f) => f.endsWith(".sql"));
   if (!sql) return null;
