@@ -9,8 +9,11 @@ import { AppError } from "./errors";
  */
 export const payloadTooLarge = () => new AppError("payload_too_large", "Payload too large.");
 
+/** A request, or an answer read the same way (src/platforms/connect.ts). */
+type Body = Pick<Request, "headers" | "body">;
+
 /** True when the request declares more than `maxBytes` (no byte is read). */
-export function declaresMoreThan(request: Request, maxBytes: number): boolean {
+export function declaresMoreThan(request: Body, maxBytes: number): boolean {
   const declared = request.headers.get("Content-Length");
   if (declared === null) return false;
   const n = Number(declared);
@@ -18,7 +21,7 @@ export function declaresMoreThan(request: Request, maxBytes: number): boolean {
 }
 
 /** Reads at most `maxBytes` of the body; past that (declared or streamed) throws 413 and cancels the stream. */
-export async function readBoundedBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readBoundedBytes(request: Body, maxBytes: number): Promise<Uint8Array> {
   if (declaresMoreThan(request, maxBytes)) throw payloadTooLarge();
   const body = request.body;
   if (!body) return new Uint8Array(0);
@@ -45,7 +48,7 @@ export async function readBoundedBytes(request: Request, maxBytes: number): Prom
   return bytes;
 }
 
-export async function readBoundedText(request: Request, maxBytes: number): Promise<string> {
+export async function readBoundedText(request: Body, maxBytes: number): Promise<string> {
   return new TextDecoder().decode(await readBoundedBytes(request, maxBytes));
 }
 

@@ -1,8 +1,9 @@
 import type { Platform } from "../catalog/platforms";
 import type { Config } from "../config";
+import { AppError } from "../lib/errors";
 import { guardedFetch, type OutboundPolicy } from "../lib/outbound-guard";
+import { readBoundedText } from "../lib/read-body";
 import type { AccountCredentials } from "../services/social-accounts/credentials";
-import { readJson } from "./http";
 
 /**
  * The one interface each network's connect code implements (src/platforms/<name>/connect.ts), next to its
@@ -152,7 +153,31 @@ export async function connectFetch(
   } catch {
     throw new ConnectError("network_error", `${label} could not be reached. Try again in a moment.`);
   }
-  return { res, body: await readJson(res) };
+  return { res, body: await readConnectAnswer(res, label) };
+}
+
+/**
+ * Every answer read during connect is bounded (issue 25): the largest real one (a login's 100 Pages, 100 boards)
+ * is a few hundred KB, so 1 MiB; past it the connect fails as a network error and the rest is never read.
+ */
+export const CONNECT_ANSWER_MAX_BYTES = 1024 * 1024;
+
+async function readConnectAnswer(res: Response, label: string): Promise<any> {
+  let text: string;
+  try {
+    text = await readBoundedText(res, CONNECT_ANSWER_MAX_BYTES);
+  } catch (err) {
+    if (err instanceof AppError && err.code === "payload_too_large") {
+      throw new ConnectError("network_error", `${label} answered with more data than expected. Try again later.`);
+    }
+    return null;
+  }
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
 }
 
 /** The reason an OAuth token endpoint gave, from the RFC 6749 envelope or the network's own (no final stop). */

@@ -5,7 +5,11 @@
 import { exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CONNECT_FORM_MAX_BYTES } from "../../src/connect/pages";
+import { currentFake, fakeOrigin } from "../support/fake-fetch";
 import { BASE, createTestWorkspace, type TestWorkspace } from "../support/harness";
+import { clearCookies, connectThroughApi } from "../support/oauth/browser";
+import { fakeXOAuth } from "../support/oauth/fake-oauth";
+import { installOAuthNetwork } from "../support/oauth/install";
 
 const MB = 1024 * 1024;
 const CHUNK = 4 * 1024;
@@ -117,6 +121,33 @@ describe("bodies are bounded before they are read", () => {
       expect([path, type, res.status]).toEqual([path, type, 413]);
       expect(JSON.parse(res.text)).toEqual({ message: "Payload too large." });
       expect(body.pulled()).toBeLessThanOrEqual(MB + 2 * CHUNK);
+    }
+  });
+});
+
+describe("answers read during connect are bounded too", () => {
+  it("a token endpoint that streams without end fails the connect after at most 1 MiB", async () => {
+    const ws = await createTestWorkspace();
+    const uninstall = installOAuthNetwork(
+      fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" }),
+    );
+    const genuine = currentFake("https://x.fake")!;
+    const endless = sentBody(64 * MB, '{"access_token":"');
+    const restore = fakeOrigin("https://x.fake", async (req) =>
+      new URL(req.url).pathname === "/2/oauth2/token"
+        ? new Response(endless.stream, { headers: { "Content-Type": "application/json" } })
+        : genuine(req),
+    );
+    try {
+      const { callback } = await connectThroughApi(ws, { platform: "x" });
+      expect(callback.status).toBe(400);
+      expect(callback.text).toContain("X answered with more data than expected. Try again later.");
+      expect(endless.pulled()).toBeLessThanOrEqual(MB + 2 * CHUNK);
+      expect((await ws.api("GET", "/api/social-accounts")).body).toEqual([]);
+    } finally {
+      restore();
+      uninstall();
+      clearCookies();
     }
   });
 });

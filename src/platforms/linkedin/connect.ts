@@ -3,6 +3,7 @@ import {
   type ConnectContext,
   ConnectError,
   type ConnectOutcome,
+  connectFetch,
   exchangeCode,
   expiresAtFrom,
   getJson,
@@ -94,13 +95,8 @@ const restHeaders = (ctx: ConnectContext, token: string) => ({
 });
 
 async function restGet(ctx: ConnectContext, url: string, token: string): Promise<any> {
-  let res: Response;
-  try {
-    res = await ctx.fetch(url, { headers: restHeaders(ctx, token), signal: AbortSignal.timeout(20_000) });
-  } catch {
-    throw new ConnectError("network_error", "LinkedIn could not be reached. Try again in a moment.");
-  }
-  const body = (await res.json().catch(() => null)) as any;
+  // connectFetch: network failures are network_error and the answer is read bounded.
+  const { res, body } = await connectFetch(ctx, "LinkedIn", url, { headers: restHeaders(ctx, token) });
   if (!res.ok) {
     throw new ConnectError(
       "network_error",
