@@ -4,6 +4,7 @@ import { MemoryBusyError, memoryBusy, memoryGate } from "../../lib/memory-budget
 import { FetchRefusedError, fetchMedia } from "../../media/fetch-url";
 import { ingestMedia, MediaRejectedError } from "../../media/ingest";
 import { getPost } from "../posts/get-post";
+import { postResourceQuery, presentPostQueryResult } from "../posts/load-posts";
 import { unpublishableProblems } from "./file-rules";
 import { ingestLimits, mediaTarget } from "./media-target";
 import { type MediaRow, mediaRow, recordMedia } from "./record-media";
@@ -94,9 +95,12 @@ export async function attachMediaFromUrls(
     if (rows.length) await ctx.env.MEDIA_BUCKET.delete(rows.map((r) => r.path));
     throw memoryBusy();
   }
-  await recordMedia(ctx, rows, postId);
+  // With rows to write, the updated post comes back as the write batch's last statement (issue 28); without, one read.
+  const written = rows.length ? await recordMedia(ctx, rows, postId, [postResourceQuery(ctx, postId)]) : null;
   return {
-    post: await getPost(ctx, postId),
+    post: written
+      ? presentPostQueryResult(ctx, written.at(-1) as Parameters<typeof presentPostQueryResult>[1])
+      : await getPost(ctx, postId),
     attached_count: rows.length,
     failed_urls: urls.filter((_, i) => results[i] === null),
   };

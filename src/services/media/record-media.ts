@@ -46,7 +46,7 @@ export function appendToPost(ctx: MediaContext, postId: string, mediaIds: readon
 
 /**
  * Creates the media rows (and attaches them to `postId` in the given order) in one batch of two statements (plus `alongside`)
- * however many rows (src/db/json-params.ts). If the batch fails, the stored objects are deleted so nothing is left behind,
+ * however many rows (src/db/json-params.ts). Returns the batch's results (those of `alongside` last). If the batch fails, the stored objects are deleted so nothing is left behind,
  * and the error is rethrown.
  */
 export async function recordMedia(
@@ -55,8 +55,8 @@ export async function recordMedia(
   postId: string | null,
   /** Statements that commit with the rows (the webhook outbox's `media.uploaded`). */
   alongside: BatchItem<"sqlite">[] = [],
-): Promise<void> {
-  if (rows.length === 0) return;
+): Promise<unknown[]> {
+  if (rows.length === 0) return [];
   try {
     const statements: BatchItem<"sqlite">[] = [
       insertJsonRows(ctx.db, media, rows),
@@ -71,7 +71,7 @@ export async function recordMedia(
         : []),
       ...alongside,
     ];
-    await ctx.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    return await ctx.db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   } catch (err) {
     await discardObjects(
       ctx,

@@ -5,7 +5,7 @@ import { MemoryBusyError, memoryBusy, memoryGate } from "../../lib/memory-budget
 import { type ByteSource, concatBytes } from "../../media/byte-source";
 import { ingestMedia, MediaRejectedError, rejectMessages } from "../../media/ingest";
 import { MultipartError, type MultipartReader } from "../../media/multipart";
-import { getPost } from "../posts/get-post";
+import { postResourceQuery, presentPostQueryResult } from "../posts/load-posts";
 import { refuseUnpublishable } from "./file-rules";
 import { ingestLimits, mediaTarget } from "./media-target";
 import { discardObjects, mediaRow, recordMedia } from "./record-media";
@@ -139,12 +139,14 @@ export async function uploadPostMedia(
     await form?.cancel();
   }
   await refuseUnpublishable(ctx, target, row);
+  let results: unknown[];
   try {
-    await recordMedia(ctx, [row], postId);
+    // The updated post comes back as the write batch's last statement: no read round trip after it (issue 28).
+    results = await recordMedia(ctx, [row], postId, [postResourceQuery(ctx, postId)]);
   } catch (err) {
     // The post was deleted while the file streamed in (foreign key): same answer as a missing post.
     if (/FOREIGN KEY/i.test(String(err))) throw notFound();
     throw err;
   }
-  return getPost(ctx, postId);
+  return presentPostQueryResult(ctx, results.at(-1) as Parameters<typeof presentPostQueryResult>[1]);
 }

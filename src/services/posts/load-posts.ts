@@ -13,6 +13,7 @@ import {
   type PresentPostInput,
   presentPost,
 } from "../../presenters/post";
+import { notFound } from "../../lib/errors";
 import { rememberRendered } from "./rendered-posts";
 
 // Only the columns the resource shows: every column returned costs D1 time.
@@ -37,14 +38,43 @@ const THREAD_MEDIA_SQL = `CASE WHEN pp.thread IS NULL THEN json_array() ELSE jso
  * would make SQLite re-parse every child array (`json(...)` across the subquery boundary), which measured ≈ 20 %
  * slower in the local D1 simulator (bench/RESULTS.md). Every value stays one post long, far below D1's 2 MB limit.
  */
+const PLATFORMS_SQL = `(SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}, ${THREAD_MEDIA_SQL}) ORDER BY pp.position, pp.created_at)
+    FROM post_platforms pp JOIN social_accounts sa ON sa.id = pp.social_account_id WHERE pp.post_id = posts.id)`;
+const MEDIA_SQL = `(SELECT json_group_array(${mediaJson.sql} ORDER BY pm.position)
+    FROM post_media pm JOIN media m ON m.id = pm.media_id WHERE pm.post_id = posts.id)`;
+const LABELS_SQL = `(SELECT json_group_array(${labelJson.sql} ORDER BY l.name, l.created_at)
+    FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id)`;
+
 export const POST_RESOURCE_COLUMNS = sql.raw(`posts.id AS id, posts.revision AS revision,
   ${postJson.sql} AS post,
-  (SELECT json_group_array(json_array(${platformJson.sql}, ${accountJson.sql}, ${THREAD_MEDIA_SQL}) ORDER BY pp.position, pp.created_at)
-    FROM post_platforms pp JOIN social_accounts sa ON sa.id = pp.social_account_id WHERE pp.post_id = posts.id) AS platforms,
-  (SELECT json_group_array(${mediaJson.sql} ORDER BY pm.position)
-    FROM post_media pm JOIN media m ON m.id = pm.media_id WHERE pm.post_id = posts.id) AS media,
-  (SELECT json_group_array(${labelJson.sql} ORDER BY l.name, l.created_at)
-    FROM post_labels pl JOIN labels l ON l.id = pl.label_id WHERE pl.post_id = posts.id) AS labels`);
+  ${PLATFORMS_SQL} AS platforms,
+  ${MEDIA_SQL} AS media,
+  ${LABELS_SQL} AS labels`);
+
+/**
+ * One post's resource row as a query builder, so a write batch can end with it (the media attach verbs: the answer
+ * comes back in the write's own round trip, issue 28). Same columns as `POST_RESOURCE_COLUMNS`.
+ */
+export function postResourceQuery(ctx: WorkspaceContext, postId: string) {
+  return ctx.db
+    .select({
+      id: posts.id,
+      revision: posts.revision,
+      post: sql<string>`${sql.raw(postJson.sql)}`,
+      platforms: sql<string>`${sql.raw(PLATFORMS_SQL)}`,
+      media: sql<string>`${sql.raw(MEDIA_SQL)}`,
+      labels: sql<string>`${sql.raw(LABELS_SQL)}`,
+    })
+    .from(posts)
+    .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId)));
+}
+
+/** The resource of `postResourceQuery`'s answer; 404 when the post is gone. */
+export function presentPostQueryResult(ctx: WorkspaceContext, rows: (PostResourceRow & { id: string })[]): PostResource {
+  const first = rows[0];
+  if (!first) throw notFound();
+  return presentPostRow(ctx, first);
+}
 
 /** A row selected with `POST_RESOURCE_COLUMNS`; `id` is null where a LEFT JOIN found no post. */
 export interface PostResourceRow {
