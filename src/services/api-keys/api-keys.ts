@@ -121,32 +121,20 @@ export async function listApiKeys(ctx: WorkspaceContext) {
 }
 
 /** The live keys of `rootId`'s subtree (itself included), in the workspace. Bounded by the live-key cap. */
-async function liveSubtree(ctx: WorkspaceContext, rootId: string): Promise<string[]> {
-  const rows = await ctx.db.all<{ id: string }>(sql`
-    WITH RECURSIVE tree(id) AS (
-      SELECT id FROM api_keys WHERE id = ${rootId} AND workspace_id = ${ctx.workspaceId}
-      UNION
-      SELECT k.id FROM api_keys k JOIN tree t ON k.parent_key_id = t.id
-    )
-    SELECT api_keys.id FROM api_keys JOIN tree ON tree.id = api_keys.id WHERE api_keys.revoked_at IS NULL`);
-  return rows.map((r) => r.id);
-}
-
-/**
- * Who may revoke what: a root `full` key (made by the bootstrap, or before scopes existed) any key of the workspace;
- * any other key only itself and the keys it minted, directly or not — so a delegated key can never revoke the
- * owner's keys.
- */
-async function assertMayRevoke(ctx: WorkspaceContext, targetId: string): Promise<void> {
-  const caller = await ctx.db
-    .select({ parentKeyId: apiKeys.parentKeyId })
+function liveSubtreeQuery(ctx: WorkspaceContext, rootId: string) {
+  return ctx.db
+    .select({ id: apiKeys.id })
     .from(apiKeys)
-    .where(eq(apiKeys.id, ctx.apiKeyId))
-    .get();
-  if (ctx.apiKeyScope === "full" && caller && caller.parentKeyId === null) return;
-  if (targetId === ctx.apiKeyId) return;
-  if ((await liveSubtree(ctx, ctx.apiKeyId)).includes(targetId)) return;
-  throw new AppError("forbidden", "This API key may only revoke itself and the keys it minted.");
+    .where(
+      and(
+        isNull(apiKeys.revokedAt),
+        sql`${apiKeys.id} IN (WITH RECURSIVE tree(id) AS (
+          SELECT id FROM api_keys WHERE id = ${rootId} AND workspace_id = ${ctx.workspaceId}
+          UNION
+          SELECT k.id FROM api_keys k JOIN tree t ON k.parent_key_id = t.id
+        ) SELECT id FROM tree)`,
+      ),
+    );
 }
 
 /**
@@ -154,18 +142,28 @@ async function assertMayRevoke(ctx: WorkspaceContext, targetId: string): Promise
  * lease renewal asks it), this isolate drops its cached lookups and leases, then the rows are marked — in one
  * statement over the same tree, so a key minted meanwhile is caught too (and told to its Durable Object after).
  * The keys stop working at once here and within `LEASE_MS` (1 s, throttle-leases.ts) in every other isolate.
+ *
+ * Who may revoke what: a root `full` key (made by the bootstrap, or before scopes existed) any key of the workspace;
+ * any other key only itself and the keys it minted, directly or not — so a delegated key can never revoke the
+ * owner's keys.
+ *
+ * Round trips (issue 28): one read batch (the target's live subtree — empty when it is not a live key here —, the
+ * caller's parent and the caller's live subtree) and one write, whatever the tree holds.
  */
 export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
-  const live = await ctx.db
-    .select({ id: apiKeys.id })
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.workspaceId, ctx.workspaceId), isNull(apiKeys.revokedAt)))
-    .get();
-  if (!live) throw notFound();
-  await assertMayRevoke(ctx, id);
-  const tree = await liveSubtree(ctx, id);
-  await Promise.all(tree.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
-  for (const keyId of tree) forgetApiKey(keyId);
+  const [tree, caller, callerTree] = await ctx.db.batch([
+    liveSubtreeQuery(ctx, id),
+    ctx.db.select({ parentKeyId: apiKeys.parentKeyId }).from(apiKeys).where(eq(apiKeys.id, ctx.apiKeyId)),
+    liveSubtreeQuery(ctx, ctx.apiKeyId),
+  ]);
+  const treeIds = tree.map((r) => r.id);
+  // The root of a live subtree is live itself: absent means unknown, revoked or another workspace's.
+  if (!treeIds.includes(id)) throw notFound();
+  const rootFull = ctx.apiKeyScope === "full" && caller[0] !== undefined && caller[0].parentKeyId === null;
+  if (!rootFull && id !== ctx.apiKeyId && !callerTree.some((r) => r.id === id))
+    throw new AppError("forbidden", "This API key may only revoke itself and the keys it minted.");
+  await Promise.all(treeIds.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
+  for (const keyId of treeIds) forgetApiKey(keyId);
   const marked = await ctx.db.all<{ id: string }>(sql`
     WITH RECURSIVE tree(id) AS (
       SELECT id FROM api_keys WHERE id = ${id} AND workspace_id = ${ctx.workspaceId}
@@ -175,7 +173,7 @@ export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
     UPDATE api_keys SET revoked_at = ${ctx.now()} WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
     RETURNING id`);
   if (!marked.some((r) => r.id === id)) throw notFound();
-  const late = marked.map((r) => r.id).filter((keyId) => !tree.includes(keyId));
+  const late = marked.map((r) => r.id).filter((keyId) => !treeIds.includes(keyId));
   await Promise.all(late.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
   for (const keyId of late) forgetApiKey(keyId);
 }
