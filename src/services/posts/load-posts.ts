@@ -3,6 +3,7 @@ import type { WorkspaceContext } from "../../context";
 import { inJsonArray } from "../../db/json-params";
 import { jsonRow } from "../../db/json-rows";
 import { labels, media, postPlatforms, posts, socialAccounts } from "../../db/schema";
+import { notFound } from "../../lib/errors";
 import {
   ACCOUNT_FIELDS,
   LABEL_FIELDS,
@@ -13,7 +14,6 @@ import {
   type PresentPostInput,
   presentPost,
 } from "../../presenters/post";
-import { notFound } from "../../lib/errors";
 import { rememberRendered } from "./rendered-posts";
 
 // Only the columns the resource shows: every column returned costs D1 time.
@@ -70,7 +70,10 @@ export function postResourceQuery(ctx: WorkspaceContext, postId: string) {
 }
 
 /** The resource of `postResourceQuery`'s answer; 404 when the post is gone. */
-export function presentPostQueryResult(ctx: WorkspaceContext, rows: (PostResourceRow & { id: string })[]): PostResource {
+export function presentPostQueryResult(
+  ctx: WorkspaceContext,
+  rows: (PostResourceRow & { id: string })[],
+): PostResource {
   const first = rows[0];
   if (!first) throw notFound();
   return presentPostRow(ctx, first);
