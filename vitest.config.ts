@@ -1,7 +1,37 @@
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-pool-workers";
 import { defineConfig } from "vitest/config";
 import { StallWatchdog } from "./test/support/stall-watchdog.ts";
+
+/** Every `*.test.ts` under `dir`, as sorted paths relative to the project root (so new files join by themselves). */
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith(".test.ts"))
+    .map((f) => path.posix.join(dir, f.split(path.sep).join("/")))
+    .sort();
+}
+
+/**
+ * A file that runs work spanning every workspace — the Worker's cron (`scheduled()`, the `tick()` helpers) or a
+ * storage sweep — or that says so with an `// own runtime: <why>` comment, gets a workerd runtime of its own: what
+ * other files left in the shared storage would change what it sees.
+ */
+const OWN_RUNTIME = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(|^\/\/ own runtime:/m;
+
+/**
+ * The other files share runtimes, `FILES_PER_RUNTIME` consecutive files (sorted by path, so a directory stays
+ * together) to one. Starting a runtime and importing the Worker into it costs about 3.7 s, paid once per runtime
+ * instead of once per file; each test works in a workspace of its own, so files sharing storage do not see each
+ * other. A runtime is not kept for the whole suite: it slows down as it serves more files.
+ */
+const FILES_PER_RUNTIME = Number(process.env.VITEST_FILES_PER_RUNTIME ?? 8);
+
+const all = testFiles("test");
+const ownRuntime = all.filter((f) => OWN_RUNTIME.test(readFileSync(f, "utf8")));
+const shared = all.filter((f) => !ownRuntime.includes(f));
+const chunks: string[][] = [];
+for (let i = 0; i < shared.length; i += FILES_PER_RUNTIME) chunks.push(shared.slice(i, i + FILES_PER_RUNTIME));
 
 export default defineConfig({
   plugins: [
@@ -65,7 +95,17 @@ export default defineConfig({
     })),
   ],
   test: {
-    include: ["test/**/*.test.ts"],
+    projects: [
+      ...chunks.map((include, i) => ({
+        extends: true as const,
+        test: { name: `workerd-${i + 1}`, include, isolate: false, sequence: { groupOrder: i } },
+      })),
+      {
+        extends: true as const,
+        test: { name: "workerd-own", include: ownRuntime, isolate: true, sequence: { groupOrder: chunks.length } },
+      },
+    ],
+    maxWorkers: 1,
     setupFiles: ["./test/support/setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
