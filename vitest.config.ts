@@ -13,11 +13,12 @@ function testFiles(dir: string): string[] {
 }
 
 /**
- * A file that runs work spanning every workspace — the Worker's cron (`scheduled()`, the `tick()` helpers) or a
- * storage sweep — or that says so with an `// own runtime: <why>` comment, gets a workerd runtime of its own: what
- * other files left in the shared storage would change what it sees.
+ * A file that runs work spanning every workspace — the Worker's cron (`scheduled()`, the `tick()` helpers), a
+ * storage sweep, our OAuth app on a Mastodon instance (registered once per instance, kept in D1, while each file
+ * brings a fake instance of its own) — or that says so with an `// own runtime: <why>` comment, gets a workerd
+ * runtime of its own: what other files left in the shared storage would change what it sees.
  */
-const OWN_RUNTIME = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(|^\/\/ own runtime:/m;
+const OWN_RUNTIME = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(|\bfakeMastodonOAuth\(|^\/\/ own runtime:/m;
 
 /**
  * The other files share runtimes, `FILES_PER_RUNTIME` consecutive files (sorted by path, so a directory stays

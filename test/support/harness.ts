@@ -11,12 +11,23 @@ export interface ApiResponse<T = any> {
   text: string;
 }
 
+/**
+ * The client address of a request that names none: one per test file. Test files share a workerd runtime
+ * (vitest.config.ts), and with it the per-IP windows (signed uploads, hosted connect pages); a file of its own address
+ * counts against its own windows, as when each file had a fresh runtime.
+ */
+export function fileClientIp(): string {
+  let h = 0;
+  for (const ch of expect.getState().testPath ?? "") h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  return `10.${(h >>> 16) & 255}.${(h >>> 8) & 255}.${h & 255}`;
+}
+
 export async function call<T = any>(
   method: string,
   path: string,
   opts: { key?: string | null; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string> } = {},
 ): Promise<ApiResponse<T>> {
-  const headers: Record<string, string> = { ...opts.headers };
+  const headers: Record<string, string> = { "CF-Connecting-IP": fileClientIp(), ...opts.headers };
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
   let body: BodyInit | undefined = opts.rawBody;
   if (opts.body !== undefined) {

@@ -1,6 +1,6 @@
 import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
-import { type ApiResponse, BASE, type TestWorkspace } from "../harness";
+import { type ApiResponse, BASE, fileClientIp, type TestWorkspace } from "../harness";
 
 /**
  * The test browser's cookies for our origin (the flow binding cookie, issue 25): kept from every answer, sent with
@@ -17,6 +17,7 @@ export async function browse(
   opts: { body?: string; headers?: Record<string, string>; cookies?: boolean } = {},
 ): Promise<ApiResponse> {
   const headers = new Headers(opts.headers);
+  if (!headers.has("CF-Connecting-IP")) headers.set("CF-Connecting-IP", fileClientIp());
   if (opts.cookies !== false && !headers.has("Cookie") && jar.size > 0) {
     headers.set("Cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
   }
