@@ -25,7 +25,7 @@ import { releaseUnreferencedMedia } from "../media/release-media";
 import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
 import { textLimitsByAccount } from "../social-accounts/mastodon-instance";
 import { postEvent } from "../webhooks/outbox";
-import { getPost } from "./get-post";
+import { postResourceQuery, presentPostQueryResult } from "./load-posts";
 import {
   type AccountRow,
   attribute,
@@ -444,10 +444,16 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     })
     .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), inArray(posts.status, allowedFrom)));
   const claimHeld = ctx.db.run(sql`SELECT CASE WHEN changes() = 0 THEN json('claim lost') ELSE 1 END`);
+  let answer: Parameters<typeof presentPostQueryResult>[1];
   try {
-    // post.scheduled goes last, so its snapshot shows the post as this request leaves it.
+    // post.scheduled goes last, so its snapshot shows the post as this request leaves it. The answer is read as the
+    // batch's last statement, in the write's own round trip (issue 28): what this request wrote, nothing later.
     const event = target === "scheduled" ? [postEvent(ctx, "post.scheduled", postId)] : [];
-    await ctx.db.batch([claim, claimHeld, ...writes, ...event] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+    const results = await ctx.db.batch([claim, claimHeld, ...writes, ...event, postResourceQuery(ctx, postId)] as [
+      BatchItem<"sqlite">,
+      ...BatchItem<"sqlite">[],
+    ]);
+    answer = results.at(-1) as typeof answer;
   } catch (err) {
     const again = await ctx.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId)).get();
     if (again && allowedFrom.includes(again.status)) throw err;
@@ -480,8 +486,9 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     ...(mediaRows ? attached.map((m) => m.id) : []),
     ...state.rows.flatMap((r) => (r.thread ?? []).flatMap((t) => t.media)),
   ].filter((id) => !kept.has(id) && !keptInThreads.has(id));
+  // Only media no post shows are released: the answer read above stays exact.
   if (detached.length > 0) await releaseUnreferencedMedia(ctx, [...new Set(detached)]);
-  return getPost(ctx, postId);
+  return presentPostQueryResult(ctx, answer);
 }
 
 /** A row's merged `meta` must stay small (bounds.ts): it is stored per row and sent with every publish. */
