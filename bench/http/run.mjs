@@ -69,10 +69,10 @@ function bundle() {
 }
 
 const state = freshState();
-const app = await startWorker({ port: 8790, persistTo: state, vars: VARS, env: WORKER_ENV });
+const app = await startWorker({ port: Number(process.env.BENCH_PORT ?? 8790), persistTo: state, vars: VARS, env: WORKER_ENV });
 console.log(`API worker ready in ${Math.round(app.readyMs)} ms`);
 const bare = await startWorker({
-  port: 8791,
+  port: Number(process.env.BENCH_PORT ?? 8790) + 1,
   config: path.join(ROOT, "bench/bare-worker/wrangler.jsonc"),
   persistTo: mkdtempSync(path.join(tmpdir(), "bench-bare-")),
   healthPath: "/",

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 // The API worker's bench configuration and seed data (15+ posts × 3 platforms, 2 labels, 2 media), shared by
 // run.mjs and profile.mjs.
 const ADMIN = "bench-admin-token";
@@ -13,11 +14,8 @@ export const VARS = {
   MEDIA_URL: "http://127.0.0.1:8790/media",
 };
 
-// 1×1 JPEG
-const JPEG = Buffer.from(
-  "/9j/4AAQSkZJRgABAQEASABIAAD/2wBDAP//////////////////////////////////////////////////////////////////////////////////////wgALCAABAAEBAREA/8QAFBABAAAAAAAAAAAAAAAAAAAAAP/aAAgBAQABPxA=",
-  "base64",
-);
+// A small valid baseline JPEG (the upload refuses cut-off or too-short image data).
+const JPEG = readFileSync(new URL("../../test/media/fixtures/jpeg/baseline.jpg", import.meta.url));
 
 async function json(base, method, p, key, body) {
   const res = await fetch(base + p, {
