@@ -69,7 +69,12 @@ function bundle() {
 }
 
 const state = freshState();
-const app = await startWorker({ port: Number(process.env.BENCH_PORT ?? 8790), persistTo: state, vars: VARS, env: WORKER_ENV });
+const app = await startWorker({
+  port: Number(process.env.BENCH_PORT ?? 8790),
+  persistTo: state,
+  vars: VARS,
+  env: WORKER_ENV,
+});
 console.log(`API worker ready in ${Math.round(app.readyMs)} ms`);
 const bare = await startWorker({
   port: Number(process.env.BENCH_PORT ?? 8790) + 1,
