@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+
 // The API worker's bench configuration and seed data (15+ posts × 3 platforms, 2 labels, 2 media), shared by
 // run.mjs and profile.mjs.
 const ADMIN = "bench-admin-token";
