@@ -41,6 +41,18 @@ export function startFakePlatforms({ port = 0, latencyMs = 0 } = {}) {
         },
       );
     }
+    // The PLC directory (BLUESKY_PLC_URL points here): did:plc:bench's document names this server as its PDS, so the
+    // account's DID verifies against the server that answered the login (docs/security.md, account identity).
+    if (req.method === "GET" && path === "/did:plc:bench")
+      return send(200, {
+        "@context": ["https://www.w3.org/ns/did/v1"],
+        id: "did:plc:bench",
+        alsoKnownAs: ["at://bench.test"],
+        verificationMethod: [],
+        service: [
+          { id: "#atproto_pds", type: "AtprotoPersonalDataServer", serviceEndpoint: `http://${req.headers.host}` },
+        ],
+      });
     if (path === "/xrpc/com.atproto.server.createSession") return send(200, session());
     if (path === "/xrpc/com.atproto.identity.resolveHandle")
       return send(400, { error: "InvalidRequest", message: "Unable to resolve handle" });

@@ -62,6 +62,7 @@ async function startDev(fakeOrigin) {
     API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000",
     X_API_URL: fakeOrigin,
     BLUESKY_APPVIEW_URL: fakeOrigin,
+    BLUESKY_PLC_URL: fakeOrigin,
   };
   const args = [
     "dev",
