@@ -8,7 +8,7 @@
 import "../../../src/polyfills";
 import { bytesSource } from "../../../src/media/byte-source";
 import { wasmHeapBytes } from "../../../src/media/codecs";
-import { fitImage } from "../../../src/media/fit-image";
+import { FitError, fitImage } from "../../../src/media/fit-image";
 import { ingestMedia, MediaRejectedError } from "../../../src/media/ingest";
 import { jpegInfo } from "../../../src/media/jpeg-meta";
 import { transcodeToJpeg } from "../../../src/media/transcode";
@@ -59,7 +59,15 @@ export default {
     if (url.pathname === "/upload-only") return Response.json({ bytes: body.length });
     const mime = url.searchParams.get("mime") ?? "image/png";
     if (url.pathname === "/fit") {
-      const out = await fitImage(body, mime, JSON.parse(url.searchParams.get("spec") ?? "{}"));
+      let out: Awaited<ReturnType<typeof fitImage>>;
+      try {
+        out = await fitImage(body, mime, JSON.parse(url.searchParams.get("spec") ?? "{}"));
+      } catch (err) {
+        // A photo the edge cannot decode is refused as the API refuses it (422 at upload since issue 29), not a crash.
+        if (err instanceof MediaRejectedError || err instanceof FitError)
+          return Response.json({ status: "422", message: err.message, heap: wasmHeapBytes() }, { status: 422 });
+        return Response.json({ status: "500", message: String(err), heap: wasmHeapBytes() }, { status: 500 });
+      }
       return Response.json({
         bytes: out.bytes.length,
         width: out.width,
