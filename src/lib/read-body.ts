@@ -1,4 +1,5 @@
 import type { MiddlewareHandler } from "hono";
+import { concatBytes } from "../media/byte-source";
 import { AppError } from "./errors";
 
 /**
@@ -38,14 +39,7 @@ export async function readBoundedBytes(request: Body, maxBytes: number): Promise
     }
     chunks.push(value);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const c of chunks) {
-    bytes.set(c, offset);
-    offset += c.byteLength;
-  }
-  return bytes;
+  return concatBytes(chunks, size);
 }
 
 export async function readBoundedText(request: Body, maxBytes: number): Promise<string> {

@@ -3,7 +3,7 @@
  * upload fed part by part, so at most two parts (one filling, one uploading) are in memory whatever the file size.
  * Any failure aborts the multipart upload, so nothing partial stays in the bucket.
  */
-import type { ByteSource } from "./byte-source";
+import { type ByteSource, concatBytes } from "./byte-source";
 
 /** R2 needs equal-sized parts of at least 5 MiB (except the last). */
 export const R2_PART_BYTES = 8 * 1024 * 1024;
@@ -99,11 +99,5 @@ export async function readAll(source: ByteSource, maxBytes: number): Promise<Uin
     }
     chunks.push(chunk);
   }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  return concatBytes(chunks, total);
 }
