@@ -3,11 +3,10 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeFacebookGraph } from "../support/fakes/meta";
-import { FakeX } from "../support/fakes/x";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { browse, clearCookies, consent, cookieJar, formOf, postForm } from "../support/oauth/browser";
-import { type FakeNetwork, fakeFacebookOAuth, fakeXOAuth } from "../support/oauth/fake-oauth";
-import { installOAuthNetwork } from "../support/oauth/install";
+import { type FakeNetwork, fakeFacebookOAuth } from "../support/oauth/fake-oauth";
+import { countSocialAccounts, installConnectedX, installOAuthNetwork } from "../support/oauth/install";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -22,22 +21,9 @@ const NAMED = "Workspace: <strong>Acme &amp; &lt;Bakery&gt;</strong>";
 const HOP = /^https:\/\/api\.test\/connect\/authorize\/([A-Za-z0-9_-]{43})$/;
 const COOKIE = /^__Host-esp-connect=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; Secure; HttpOnly; SameSite=Lax$/;
 
-function xNetwork(): FakeNetwork {
-  const x = new FakeX();
-  cleanups.push(x.install());
-  x.accessTokens.add("x-connected-token");
-  const net = fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" });
-  net.oauth.nextAccessToken = () => "x-connected-token";
-  cleanups.push(installOAuthNetwork(net));
-  return net;
-}
+const xNetwork = (): FakeNetwork => installConnectedX(cleanups).net;
 
-const countAccounts = async (ws: TestWorkspace) =>
-  (
-    await env.DB.prepare("SELECT COUNT(*) AS n FROM social_accounts WHERE workspace_id = ?")
-      .bind(ws.workspaceId)
-      .first<{ n: number }>()
-  )?.n;
+const countAccounts = (ws: TestWorkspace) => countSocialAccounts(ws.workspaceId);
 
 async function linkPath(ws: TestWorkspace, body: Record<string, unknown> = {}) {
   const res = await ws.api("POST", "/api/connect-links", body);

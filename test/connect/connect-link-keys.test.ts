@@ -2,12 +2,11 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeFacebookGraph } from "../support/fakes/meta";
-import { FakeX } from "../support/fakes/x";
 import { call, createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { connectMcp } from "../support/mcp-client";
 import { browse, consent, formOf, postForm } from "../support/oauth/browser";
-import { type FakeNetwork, fakeFacebookOAuth, fakeXOAuth } from "../support/oauth/fake-oauth";
-import { installOAuthNetwork } from "../support/oauth/install";
+import { type FakeNetwork, fakeFacebookOAuth } from "../support/oauth/fake-oauth";
+import { countSocialAccounts, installConnectedX, installOAuthNetwork } from "../support/oauth/install";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -19,15 +18,7 @@ const ENDED =
 const KEY_ENDED =
   "The API key that made this connect link has been revoked or has expired, so it no longer connects accounts.";
 
-function xNetwork(): FakeNetwork {
-  const x = new FakeX();
-  cleanups.push(x.install());
-  x.accessTokens.add("x-connected-token");
-  const net = fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" });
-  net.oauth.nextAccessToken = () => "x-connected-token";
-  cleanups.push(installOAuthNetwork(net));
-  return net;
-}
+const xNetwork = (): FakeNetwork => installConnectedX(cleanups).net;
 
 async function mint(ws: TestWorkspace, body: Record<string, unknown>) {
   const res = await ws.api("POST", "/api/api-keys", body);
@@ -56,12 +47,7 @@ async function startXFromLink(path: string): Promise<string> {
   return consent(start.headers.get("location")!);
 }
 
-const countAccounts = async (ws: TestWorkspace) =>
-  (
-    await env.DB.prepare("SELECT COUNT(*) AS n FROM social_accounts WHERE workspace_id = ?")
-      .bind(ws.workspaceId)
-      .first<{ n: number }>()
-  )?.n;
+const countAccounts = (ws: TestWorkspace) => countSocialAccounts(ws.workspaceId);
 
 function endedPage(res: { status: number; text: string }, status: number, text: string) {
   expect(res.status).toBe(status);

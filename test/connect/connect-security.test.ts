@@ -5,11 +5,10 @@ import { sealSecret } from "../../src/lib/sealing";
 import { tokenId } from "../../src/services/connect/tokens";
 import { deliverThroughRuntime, readRow, seedPost } from "../publishing/support";
 import { fakeFacebookGraph } from "../support/fakes/meta";
-import { FakeX } from "../support/fakes/x";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { browse, connectThroughApi, consent, formOf, postForm } from "../support/oauth/browser";
-import { type FakeNetwork, fakeFacebookOAuth, fakeXOAuth } from "../support/oauth/fake-oauth";
-import { installOAuthNetwork } from "../support/oauth/install";
+import { type FakeNetwork, fakeFacebookOAuth } from "../support/oauth/fake-oauth";
+import { countSocialAccounts, installConnectedX, installOAuthNetwork } from "../support/oauth/install";
 
 /**
  * Issue 18 security and error cases: each refused with a clear page (and `?error=` on the redirect URL when the
@@ -20,15 +19,7 @@ afterEach(() => {
   for (const off of cleanups.splice(0).reverse()) off();
 });
 
-function xNetwork(token = "x-connected-token"): { net: FakeNetwork; x: FakeX } {
-  const x = new FakeX();
-  cleanups.push(x.install());
-  x.accessTokens.add(token);
-  const net = fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" });
-  net.oauth.nextAccessToken = () => token;
-  cleanups.push(installOAuthNetwork(net));
-  return { net, x };
-}
+const xNetwork = (token?: string) => installConnectedX(cleanups, token);
 
 function facebookNetwork(): FakeNetwork {
   const graph = fakeFacebookGraph();
@@ -38,12 +29,7 @@ function facebookNetwork(): FakeNetwork {
   return net;
 }
 
-const countAccounts = async (ws: TestWorkspace) =>
-  (
-    await env.DB.prepare("SELECT COUNT(*) AS n FROM social_accounts WHERE workspace_id = ?")
-      .bind(ws.workspaceId)
-      .first<{ n: number }>()
-  )?.n;
+const countAccounts = (ws: TestWorkspace) => countSocialAccounts(ws.workspaceId);
 const countStates = async (ws: TestWorkspace) =>
   (
     await env.DB.prepare("SELECT COUNT(*) AS n FROM oauth_states WHERE workspace_id = ?")

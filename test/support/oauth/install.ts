@@ -1,5 +1,7 @@
+import { env } from "cloudflare:workers";
 import { currentFake, fakeOrigin } from "../fake-fetch";
-import type { FakeNetwork } from "./fake-oauth";
+import { FakeX } from "../fakes/x";
+import { type FakeNetwork, fakeXOAuth } from "./fake-oauth";
 
 /**
  * Puts a fake OAuth network in front of the publishing fakes: its handlers answer the OAuth and profile paths;
@@ -19,4 +21,30 @@ export function installOAuthNetwork(net: FakeNetwork): () => void {
   return () => {
     for (const restore of restores) restore();
   };
+}
+
+/**
+ * X's OAuth network and its publishing fake, installed together: the connect returns `token`, which the publishing
+ * fake accepts. Each uninstall goes onto `cleanups` (the file's afterEach runs them).
+ */
+export function installConnectedX(
+  cleanups: (() => void)[],
+  token = "x-connected-token",
+): { net: FakeNetwork; x: FakeX } {
+  const x = new FakeX();
+  cleanups.push(x.install());
+  x.accessTokens.add(token);
+  const net = fakeXOAuth({ authOrigin: "https://x-auth.fake", apiOrigin: "https://x.fake" });
+  net.oauth.nextAccessToken = () => token;
+  cleanups.push(installOAuthNetwork(net));
+  return { net, x };
+}
+
+/** How many social accounts a workspace holds (connected or not). */
+export async function countSocialAccounts(workspaceId: string): Promise<number | undefined> {
+  return (
+    await env.DB.prepare("SELECT COUNT(*) AS n FROM social_accounts WHERE workspace_id = ?")
+      .bind(workspaceId)
+      .first<{ n: number }>()
+  )?.n;
 }
