@@ -132,6 +132,25 @@ export const configSchema = z.object({
   CONNECT_PASSWORD_TRIES_PER_MINUTE: int(5),
   /** The PLC directory that resolves did:plc identities to their DID documents (the account's actual PDS). */
   BLUESKY_PLC_URL: url("https://plc.directory"),
+  /**
+   * Post links on a network's web origin stored on another origin instead: comma-separated `from=to` pairs
+   * (`https://x.com=http://127.0.0.1:8801`). Empty in production; `npm run dev` sets it for the sandbox networks so
+   * a published post's link opens the sandbox's page of it (README "Local sandbox").
+   */
+  POST_LINK_ORIGINS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((pair) =>
+          pair
+            .trim()
+            .split("=")
+            .map((o) => o.trim().replace(/\/+$/, "")),
+        )
+        .filter((pair): pair is [string, string] => pair.length === 2 && !!pair[0] && !!pair[1]),
+    ),
   // Secrets
   TOKEN_ENCRYPTION_KEY: optionalSecret,
   /** Earlier TOKEN_ENCRYPTION_KEY values, comma-separated: still open what they sealed (rotation, docs/security.md). */

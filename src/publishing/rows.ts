@@ -3,6 +3,7 @@ import type { ServiceContext } from "../context";
 import { postPlatforms } from "../db/schema";
 import type { PublishResult } from "../platforms/types";
 import { postPlatformEvents, postSettledEvent } from "../services/webhooks/outbox";
+import { postLink } from "./post-link";
 import { recomputePostStatus } from "./status";
 
 /**
@@ -56,7 +57,7 @@ export async function markRowPublished(ctx: ServiceContext, row: RowRecord, resu
       .set({
         status: "published",
         platformPostId: result.platformPostId,
-        platformUrl: result.platformUrl,
+        platformUrl: postLink(ctx.config, result.platformUrl),
         publishedAt: now,
         errorMessage: null,
         publishState: null,
@@ -81,7 +82,7 @@ export async function recordMainPost(ctx: ServiceContext, row: RowRecord, result
     .update(postPlatforms)
     .set({
       platformPostId: result.platformPostId,
-      platformUrl: result.platformUrl,
+      platformUrl: postLink(ctx.config, result.platformUrl),
       replyRef: result.replyRef ?? null,
       publishState: null,
       updatedAt: ctx.now(),

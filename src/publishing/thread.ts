@@ -15,6 +15,7 @@ import {
   type PublishResult,
 } from "../platforms/types";
 import { PUBLISH_ERRORS, RowFailure } from "./errors";
+import { postLink } from "./post-link";
 import { ClaimLost, heldByThisDelivery, type RowRecord } from "./rows";
 
 /**
@@ -115,7 +116,7 @@ export async function publishFollowUps(
     };
     try {
       const made = await publishOnce(actx, job, request);
-      await saveFollowUp(ctx, job.row, key, publishedResult(made), results);
+      await saveFollowUp(ctx, job.row, key, publishedResult(ctx, made), results);
       parent = made;
     } catch (err) {
       if (!endsItem(err, job.finalAttempt)) throw named(`Thread item ${n}`, err);
@@ -128,7 +129,7 @@ export async function publishFollowUps(
   if (job.firstComment === null || results[COMMENT_KEY]) return;
   try {
     const made = await commentOnce(ctx, actx, job, main, state);
-    await saveFollowUp(ctx, job.row, COMMENT_KEY, publishedResult(made), results);
+    await saveFollowUp(ctx, job.row, COMMENT_KEY, publishedResult(ctx, made), results);
   } catch (err) {
     if (!endsItem(err, job.finalAttempt)) throw named("First comment", err);
     log("warn", "first_comment_failed", { post_platform_id: job.row.id, message: messageOf(err) });
@@ -195,10 +196,10 @@ const failed = (message: string): FollowUpResult => ({
   error_message: message,
 });
 
-const publishedResult = (r: PublishResult): FollowUpResult => ({
+const publishedResult = (ctx: ServiceContext, r: PublishResult): FollowUpResult => ({
   status: "published",
   platform_post_id: r.platformPostId,
-  platform_url: r.platformUrl,
+  platform_url: postLink(ctx.config, r.platformUrl),
   error_message: null,
   reply_ref: r.replyRef ?? null,
 });

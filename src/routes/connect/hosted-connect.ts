@@ -272,7 +272,8 @@ export function registerHostedConnect(app: App) {
     if ("response" in checked) return checked.response;
     const { link, form, token } = checked;
     const serviceField = (form.get("service") ?? "").trim();
-    const pds = serviceField ? normalizeInstance(serviceField) : "https://bsky.social";
+    const allowHttp = c.get("service").config.MEDIA_FETCH_ALLOW_PRIVATE;
+    const pds = serviceField ? normalizeInstance(serviceField, allowHttp) : "https://bsky.social";
     if (!pds) return renderLink(c, link, token, 422, { kind: "error", text: "The server must be an https address." });
     try {
       const { config } = c.get("service");

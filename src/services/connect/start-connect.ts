@@ -39,11 +39,17 @@ export function allowedRedirect(ctx: ServiceContext, value: string): boolean {
   return ctx.config.CONNECT_REDIRECT_ALLOWLIST.includes(url.origin);
 }
 
-export function normalizeInstance(value: string): string | null {
+/**
+ * A Mastodon instance or Bluesky server typed by a person, as an origin: https, or also plain http where the
+ * Worker may reach private addresses (`MEDIA_FETCH_ALLOW_PRIVATE`, local development: the sandbox's
+ * `http://127.0.0.1:…` servers, README "Local sandbox").
+ */
+export function normalizeInstance(value: string, allowHttp = false): string | null {
   const raw = value.trim();
   try {
     const url = new URL(/^https?:\/\//i.test(raw) ? raw : `https://${raw}`);
-    if (url.protocol !== "https:" || url.username || url.password) return null;
+    const schemeOk = url.protocol === "https:" || (allowHttp && url.protocol === "http:");
+    if (!schemeOk || url.username || url.password) return null;
     return url.origin;
   } catch {
     return null;
@@ -78,7 +84,7 @@ export async function startConnect(
   }
   let instance: string | null = null;
   if (connector.needsInstance) {
-    instance = input.instance ? normalizeInstance(input.instance) : null;
+    instance = input.instance ? normalizeInstance(input.instance, ctx.config.MEDIA_FETCH_ALLOW_PRIVATE) : null;
     if (!instance)
       throw validationError({ instance: ["The instance field must be an https address of a Mastodon server."] });
   }
