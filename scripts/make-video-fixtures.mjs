@@ -5,7 +5,7 @@
 // Each file's exact command is printed and listed in test/media/fixtures/video/README.md. The "derived" files are
 // a real file with one box header rewritten the way a muxer writes it for larger files (see derive() below).
 import { execFileSync } from "node:child_process";
-import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import ffmpegInstaller from "@ffmpeg-installer/ffmpeg";
 
@@ -82,6 +82,45 @@ rmSync(path.join(out, "phone.tmp.mov"));
 // An edit list that cuts the first second: stream copy from 1 s keeps the media from the keyframe at 0 and writes
 // an edit list of 2 s (mvhd still says 3.024 s; a player shows 2 s).
 run(["-ss", "1", "-i", path.join(out, "clip.mp4"), "-c", "copy", ...bitexact, path.join(out, "trimmed.mp4")]);
+
+// Limit fixtures: a still grey picture, no audio, at the fewest frames that give the exact duration (a frame every
+// `every` seconds), for tests whose subject is a duration or a side at a network's bound (30 min, 241 min, 4,097
+// px, 19 px wide …). H.264 4:2:0 needs even sides; an odd side is written 4:4:4 (High 4:4:4, still `avc1`; the
+// source is asked for yuv444p too, or it rounds the sides down to even). A test
+// that needs a byte size pads one of these with a trailing `free` box (paddedVideo in test/media/videos.ts).
+const LIMITS = [
+  // [width, height, seconds, every]
+  [1080, 1920, 2, 0.5],
+  [1080, 1920, 3, 0.5],
+  [1080, 1920, 60, 1],
+  [1080, 1920, 61, 1],
+  [1080, 1920, 300, 10],
+  [1080, 1920, 301, 7],
+  [1080, 1920, 900, 60],
+  [1080, 1920, 960, 60],
+  [19, 1920, 12.5, 0.5],
+  [20, 1920, 12.5, 0.5],
+  [1080, 1080, 30, 1],
+  [540, 960, 90, 10],
+  [1920, 1080, 200, 10],
+  [1920, 1080, 14400, 60],
+  [1920, 1080, 14460, 60],
+  [2304, 4096, 600, 60],
+  [2304, 4097, 30, 1],
+  [1280, 720, 3, 0.5],
+  [3840, 2160, 3, 0.5],
+  [13801, 601, 3, 0.5],
+];
+mkdirSync(path.join(out, "limits"), { recursive: true });
+for (const [w, h, seconds, every] of LIMITS) {
+  const pix = w % 2 || h % 2 ? "yuv444p" : "yuv420p";
+  const rate = every >= 1 ? `1/${every}` : String(1 / every);
+  run([
+    ...["-f", "lavfi", "-i", `color=c=gray:size=${w}x${h}:rate=${rate},format=${pix}`, "-t", String(seconds)],
+    ...["-c:v", "libx264", "-preset", "veryfast", "-crf", "51", "-pix_fmt", pix, "-an", ...bitexact],
+    path.join(out, "limits", `${w}x${h}-${seconds}s.mp4`),
+  ]);
+}
 
 /** Top-level boxes of a file: [type, offset, size, headerBytes]. */
 function topLevel(b) {

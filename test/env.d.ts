@@ -9,3 +9,8 @@ declare module "*?inline" {
   const dataUrl: string;
   export default dataUrl;
 }
+
+/** Vite's `import.meta.glob` (eager, `?inline`): the limit video fixtures by path (test/media/videos.ts). */
+interface ImportMeta {
+  glob<T>(pattern: string, options: { query: string; import: string; eager: true }): Record<string, T>;
+}

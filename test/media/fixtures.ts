@@ -104,8 +104,8 @@ const MATRIX: Record<number, number[]> = {
 
 /**
  * A hand-built `moov` box: an mvhd, a video track (tkhd, mdhd, hdlr vide, stsd) and an audio track. Only for
- * malformed files and for limit grids whose subject is a duration, size or side no committed file has; a test that
- * needs "a video" uses a real one from test/media/videos.ts (ffmpeg output).
+ * deliberately malformed files and the version-1 header case (no muxer writes one below 49 days); a test that
+ * needs "a video" uses a real one from test/media/videos.ts (ffmpeg output: realVideos, limitVideo, paddedVideo).
  */
 export function mp4Moov(opts: Mp4Options = {}): Uint8Array {
   const { width = 1080, height = 1920, seconds = 12.5, rotation = 0, codec = "avc1", v1 = false } = opts;

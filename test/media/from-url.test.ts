@@ -3,8 +3,8 @@ import { refusalReason } from "../../src/media/fetch-url";
 import { describeAuth } from "../support/auth-cases";
 import { fakeOrigin, outboundCalls } from "../support/fake-fetch";
 import { createTestWorkspace } from "../support/harness";
-import { bucketKeys, GIF_1X1, insertPost, isoBmff, jpegHeader, makePng, mediaRows } from "./fixtures";
-import { phoneMp4 } from "./videos";
+import { bucketKeys, GIF_1X1, insertPost, jpegHeader, makePng, mediaRows } from "./fixtures";
+import { limitVideo, phoneMp4 } from "./videos";
 
 const CDN = "https://cdn.fake";
 
@@ -15,8 +15,7 @@ async function cdn() {
     "/photo.png": () => new Response(png, { headers: { "Content-Type": "image/png" } }),
     "/anim.gif": () => new Response(GIF_1X1),
     "/clip.mp4": () => new Response(phoneMp4.bytes, { headers: { "Content-Type": "video/mp4" } }),
-    "/long.mp4": () =>
-      new Response(isoBmff(3000, "isom", { seconds: 200 }), { headers: { "Content-Type": "video/mp4" } }),
+    "/long.mp4": () => new Response(limitVideo(1920, 1080, 200).bytes, { headers: { "Content-Type": "video/mp4" } }),
     "/doc.pdf": () => new Response("%PDF-1.4 nope"),
     "/big.jpg": () => new Response(jpegHeader(10, 10, 10 * 1024 * 1024 + 10)),
     "/missing.png": () => new Response("no", { status: 404 }),

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { concatBytes } from "../../src/media/byte-source";
 import { InvalidVideoError, type RangeReader, readMp4Info } from "../../src/media/mp4-info";
 import { isoBmff, mp4Moov } from "./fixtures";
-import { clipMov, fragmentedMp4, largesizeMov, portraitMov, realVideos, trimmedMp4 } from "./videos";
+import { clipMov, fragmentedMp4, largesizeMov, limitVideo, portraitMov, realVideos, trimmedMp4 } from "./videos";
 
 const reader =
   (bytes: Uint8Array): RangeReader =>
@@ -18,6 +18,37 @@ describe("readMp4Info: files written by a real muxer (issue 29)", () => {
       height: video.height,
       rotation: video.rotation,
       codec: video.codec,
+    });
+  });
+
+  it.each([
+    [1080, 1920, 2],
+    [1080, 1920, 3],
+    [1080, 1920, 60],
+    [1080, 1920, 61],
+    [1080, 1920, 300],
+    [1080, 1920, 301],
+    [1080, 1920, 900],
+    [1080, 1920, 960],
+    [19, 1920, 12.5],
+    [20, 1920, 12.5],
+    [1080, 1080, 30],
+    [540, 960, 90],
+    [1920, 1080, 200],
+    [1920, 1080, 14400],
+    [1920, 1080, 14460],
+    [2304, 4096, 600],
+    [2304, 4097, 30],
+    [1280, 720, 3],
+    [3840, 2160, 3],
+    [13801, 601, 3],
+  ])("reads the limit fixture %i×%i, %f s, as ffmpeg -i does", async (width, height, seconds) => {
+    expect(await info(limitVideo(width, height, seconds).bytes)).toEqual({
+      durationSeconds: seconds,
+      width,
+      height,
+      rotation: 0,
+      codec: "avc1",
     });
   });
 
@@ -61,6 +92,8 @@ describe("readMp4Info: files written by a real muxer (issue 29)", () => {
 
 describe("readMp4Info (issue 16)", () => {
   it("reads version-1 (64-bit) headers", async () => {
+    // Hand-built on purpose: ffmpeg writes a version-1 mvhd/tkhd only past 2^32 units of the movie timescale (1,000
+    // a second: 49.7 days), so no committed file can carry one.
     expect(await info(isoBmff(4096, "isom", { v1: true, seconds: 3600.25, width: 640, height: 360 }))).toEqual({
       durationSeconds: 3600.25,
       width: 640,
@@ -106,6 +139,8 @@ describe("readMp4Info (issue 16)", () => {
     expect(reads.reduce((n, [, l]) => n + l, 0)).toBeLessThanOrEqual(3 * 64 * 1024);
   });
 
+  // The files below are hand-built on purpose: each is malformed (cut off, no moov, ftyp not first, no video track,
+  // no movie header), which no muxer writes.
   it("refuses what only starts like a container", async () => {
     const refused = async (bytes: Uint8Array) => {
       const err = await info(bytes).catch((e: unknown) => e);

@@ -13,7 +13,7 @@ import {
   mediaRows,
   WEBP_LOSSY_1X1,
 } from "./fixtures";
-import { clipMp4, phoneMp4, portraitMov } from "./videos";
+import { clipMp4, limitVideo, phoneMp4, portraitMov } from "./videos";
 
 const upload = (ws: TestWorkspace, postId: string, body: BodyInit, headers: Record<string, string> = {}) =>
   call("POST", `/api/posts/${postId}/media`, { key: ws.key, rawBody: body, headers });
@@ -193,6 +193,7 @@ describe("POST /api/posts/{post}/media", () => {
     const ws = await createTestWorkspace();
     const { postId } = await insertPost(ws, [{ platform: "x", contentType: "x_post" }]);
     const before = await bucketKeys();
+    // Hand-built on purpose (malformed): ftyp cut off, ftyp + mdat without a moov, a moov cut off mid-box.
     for (const bytes of [isoBmff(4096).slice(0, 12), isoBmff(512), isoBmff(4096).slice(0, 400)]) {
       const res = await upload(ws, postId, mediaForm(bytes, "clip.mp4", "video/mp4"));
       expect(res.status).toBe(422);
@@ -218,7 +219,7 @@ describe("POST /api/posts/{post}/media", () => {
       { platform: "youtube", contentType: "youtube_short" },
     ]);
     const before = await bucketKeys();
-    const long = isoBmff(8192, "isom", { width: 1920, height: 1080, seconds: 200 });
+    const long = limitVideo(1920, 1080, 200).bytes; // ffmpeg: 200 s, 1920×1080
     const res = await upload(ws, postId, mediaForm(long, "long.mp4"));
     const media = [
       "Facebook Page: Reel needs a video between 3 s and 90 s long; long.mp4 is 200 s.",

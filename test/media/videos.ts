@@ -1,8 +1,8 @@
 /**
  * Videos written by a real muxer (ffmpeg), committed in test/media/fixtures/video/ and made by
  * scripts/make-video-fixtures.mjs (each command in test/media/fixtures/video/README.md). Every upload and publish
- * test that needs "a video" uses one of these; the hand-built containers in fixtures.ts (isoBmff) are kept for
- * malformed files and for the limit grids, whose subject is a duration or size no committed file could have.
+ * test that needs "a video" uses one of these (limitVideo for a duration or side at a network's bound, paddedVideo
+ * for a byte size); the hand-built containers in fixtures.ts (isoBmff) are kept only for malformed files.
  */
 import clipMovUrl from "./fixtures/video/clip.mov?inline";
 import clipMp4Url from "./fixtures/video/clip.mp4?inline";
@@ -137,4 +137,23 @@ export function paddedVideo(size: number, from: RealVideo = faststartMp4): Uint8
   dv.setUint32(from.bytes.length, pad);
   out.set([0x66, 0x72, 0x65, 0x65], from.bytes.length + 4);
   return out;
+}
+
+/**
+ * Limit fixtures (test/media/fixtures/video/limits/, scripts/make-video-fixtures.mjs `LIMITS`): ffmpeg H.264, a
+ * still grey picture, no audio, the exact duration and sides in the name — for tests whose subject is a duration or
+ * a side at a network's bound. Pad one to a byte size with paddedVideo(size, limitVideo(…)).
+ */
+const limitFiles = import.meta.glob<string>("./fixtures/video/limits/*.mp4", {
+  query: "?inline",
+  import: "default",
+  eager: true,
+});
+
+export function limitVideo(width: number, height: number, seconds: number): RealVideo {
+  const name = `${width}x${height}-${seconds}s.mp4`;
+  const url = limitFiles[`./fixtures/video/limits/${name}`];
+  if (!url)
+    throw new Error(`limitVideo: no ${name}; add [${width}, ${height}, ${seconds}, …] to LIMITS and run the script`);
+  return { name, bytes: bytes(url), durationSeconds: seconds, width, height, rotation: 0, codec: "avc1" };
 }

@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { AppError } from "../../src/lib/errors";
 import { attachUploadToPost } from "../../src/services/uploads/attach-upload";
-import { GIF_1X1, isoBmff, jpegHeader, mediaForm, workspaceContext } from "../media/fixtures";
+import { GIF_1X1, jpegHeader, mediaForm, workspaceContext } from "../media/fixtures";
+import { limitVideo, paddedVideo } from "../media/videos";
 import { fakeOrigin } from "../support/fake-fetch";
 import { call, type TestWorkspace } from "../support/harness";
 import { accountMeta, connectMastodon, createMastodonPost, MB } from "./mastodon-support";
@@ -25,7 +26,11 @@ afterEach(() => vi.useRealTimers());
 const upload = (ws: TestWorkspace, postId: string, bytes: Uint8Array, filename: string, type: string) =>
   call("POST", `/api/posts/${postId}/media`, { key: ws.key, rawBody: mediaForm(bytes, filename, type) });
 
-const clip = (bytes: number, width = 1280, height = 720) => isoBmff(bytes, "isom", { width, height });
+/** A real 3 s ffmpeg H.264 video of these sides (test/media/videos.ts limitVideo), padded to `bytes` when given. */
+const clip = (bytes?: number, width = 1280, height = 720) => {
+  const video = limitVideo(width, height, 3);
+  return bytes === undefined ? video.bytes : paddedVideo(bytes, video);
+};
 
 const mediaError = (message: string) => ({ message, errors: { media: [message] } });
 
@@ -68,13 +73,13 @@ describe("Mastodon: the instance's media limits when a file is added to a post (
   it("upload: a video of exactly video_matrix_limit pixels is attached; one pixel over is refused", async () => {
     fakes.mastodon.videoMatrixLimit = 1280 * 720;
     const { ws, accountId, postId } = await mastodonPost();
-    const at = await upload(ws, postId, clip(4096), "clip.mp4", "video/mp4");
+    const at = await upload(ws, postId, clip(), "clip.mp4", "video/mp4");
     expect([at.status, at.body.media?.length]).toEqual([200, 1]);
 
     // The instance lowers its limit by one pixel; a reconnect reads it again.
     fakes.mastodon.videoMatrixLimit = 1280 * 720 - 1;
     expect(await connectMastodon(ws)).toBe(accountId);
-    const over = await upload(ws, postId, clip(4096), "clip.mp4", "video/mp4");
+    const over = await upload(ws, postId, clip(), "clip.mp4", "video/mp4");
     const message = "Mastodon: Post accepts videos of at most 921,599 pixels (width × height); clip.mp4 is 1280×720.";
     expect([over.status, over.body]).toEqual([422, mediaError(message)]);
   });
@@ -83,10 +88,10 @@ describe("Mastodon: the instance's media limits when a file is added to a post (
     fakes.mastodon.inject("GET /api/v2/instance", fakes.mastodon.unavailable(503));
     const { ws, accountId, postId } = await mastodonPost();
     expect(await accountMeta(accountId)).toEqual({ instance: "https://mastodon.fake" });
-    const at = await upload(ws, postId, clip(4096, 3840, 2160), "clip.mp4", "video/mp4");
+    const at = await upload(ws, postId, clip(undefined, 3840, 2160), "clip.mp4", "video/mp4");
     expect([at.status, at.body.media?.length]).toEqual([200, 1]);
     // 13,801 × 601 = 8,294,401 (a prime's neighbour has few factor pairs).
-    const over = await upload(ws, postId, clip(4096, 13_801, 601), "clip.mp4", "video/mp4");
+    const over = await upload(ws, postId, clip(undefined, 13_801, 601), "clip.mp4", "video/mp4");
     const message =
       "Mastodon: Post accepts videos of at most 8,294,400 pixels (width × height); clip.mp4 is 13801×601.";
     expect([over.status, over.body]).toEqual([422, mediaError(message)]);

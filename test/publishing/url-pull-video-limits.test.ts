@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { checkFileRules } from "../../src/catalog/media-rules";
 import { adapterFor } from "../../src/platforms";
 import type { AdapterMedia, PublishRequest } from "../../src/platforms/types";
-import { isoBmff, type Mp4Options } from "../media/fixtures";
+import { limitVideo, paddedVideo } from "../media/videos";
 import { storeTestMedia, testAccount, testAdapterContext } from "../support/adapter-context";
 import { platformRejection } from "../support/fakes/fake-kit";
 import { fakeLinkedIn } from "../support/fakes/linkedin";
@@ -115,6 +115,13 @@ describe("videos a URL-pull network refuses never reach it (issues 16/17)", () =
  * and nothing is published. The same file is refused at schedule time with a message naming the platform and the
  * rule; a file within the rules publishes.
  */
+/** A limit fixture (test/media/videos.ts limitVideo: ffmpeg H.264, a still picture): sides and duration. */
+interface Spec {
+  width: number;
+  height: number;
+  seconds: number;
+}
+
 interface Fake {
   /** What went live (LinkedIn's fake calls them posts). */
   published?: unknown[];
@@ -129,9 +136,9 @@ const e2e: Array<{
   meta?: Record<string, unknown>;
   fake: () => Fake;
   limits: VideoPullLimits;
-  bad: Mp4Options;
-  good: Mp4Options;
-  /** File size (4 KB unless the network has a floor). */
+  bad: Spec;
+  good: Spec;
+  /** File size, padded with a trailing `free` box (the file as made unless the network has a floor). */
   bytes?: number;
   /** The adapter's (so the row's) permanent failure for the file past the rule, and the HTTP status behind it. */
   failure: string;
@@ -145,8 +152,8 @@ const e2e: Array<{
     contentType: "instagram_reel",
     fake: fakeInstagramGraph,
     limits: VIDEO_PULL_LIMITS.instagramReel,
-    bad: { seconds: 960 },
-    good: { seconds: 900 },
+    bad: { width: 1080, height: 1920, seconds: 960 },
+    good: { width: 1080, height: 1920, seconds: 900 },
     failure: "Instagram does not support this video format.",
     schedule: "Instagram: Reel needs a video between 3 s and 900 s long; clip.mp4 is 960 s.",
   },
@@ -156,8 +163,8 @@ const e2e: Array<{
     contentType: "instagram_story",
     fake: fakeInstagramGraph,
     limits: VIDEO_PULL_LIMITS.instagramStory,
-    bad: { seconds: 61 },
-    good: { seconds: 60 },
+    bad: { width: 1080, height: 1920, seconds: 61 },
+    good: { width: 1080, height: 1920, seconds: 60 },
     failure: "Instagram does not support this video format.",
     schedule: "Instagram: Story needs a video between 3 s and 60 s long; clip.mp4 is 61 s.",
   },
@@ -167,8 +174,8 @@ const e2e: Array<{
     contentType: "threads_post",
     fake: fakeThreads,
     limits: VIDEO_PULL_LIMITS.threads,
-    bad: { seconds: 301 },
-    good: { seconds: 300 },
+    bad: { width: 1080, height: 1920, seconds: 301 },
+    good: { width: 1080, height: 1920, seconds: 300 },
     failure: "Threads could not process the media: Invalid duration.",
     schedule: "Threads: Post needs a video at most 300 s long; clip.mp4 is 301 s.",
   },
@@ -178,8 +185,8 @@ const e2e: Array<{
     contentType: "threads_post",
     fake: fakeThreads,
     limits: VIDEO_PULL_LIMITS.threads,
-    bad: { width: 19, height: 1920 },
-    good: { width: 20, height: 1920 },
+    bad: { width: 19, height: 1920, seconds: 12.5 },
+    good: { width: 20, height: 1920, seconds: 12.5 },
     failure: "Threads could not process the media: Invalid aspec ratio.",
     schedule: "Threads: Post needs a video aspect ratio between 0.01:1 and 10:1; clip.mp4 is 19×1920.",
   },
@@ -200,8 +207,8 @@ const e2e: Array<{
     contentType: "facebook_story",
     fake: fakeFacebookGraph,
     limits: VIDEO_PULL_LIMITS.facebookStory,
-    bad: { seconds: 61 },
-    good: { seconds: 60 },
+    bad: { width: 1080, height: 1920, seconds: 61 },
+    good: { width: 1080, height: 1920, seconds: 60 },
     failure: "The video must be between 3 and 90 seconds long (60 seconds for a story).",
     status: 400,
     schedule: "Facebook Page: Story needs a video between 3 s and 60 s long; clip.mp4 is 61 s.",
@@ -212,8 +219,8 @@ const e2e: Array<{
     contentType: "facebook_post",
     fake: fakeFacebookGraph,
     limits: VIDEO_PULL_LIMITS.facebookVideo,
-    bad: { seconds: 241 * 60, width: 1920, height: 1080 },
-    good: { seconds: 240 * 60, width: 1920, height: 1080 },
+    bad: { width: 1920, height: 1080, seconds: 241 * 60 },
+    good: { width: 1920, height: 1080, seconds: 240 * 60 },
     failure: "The video is longer than 240 minutes.",
     status: 400,
     schedule: "Facebook Page: Post needs a video at most 14400 s long; clip.mp4 is 14460 s.",
@@ -236,8 +243,8 @@ const e2e: Array<{
     contentType: "linkedin_post",
     fake: () => Object.assign(fakeLinkedIn(), { partSize: 64 * 1024 }), // 2 parts, as LinkedIn's 4 MiB would be
     limits: VIDEO_UPLOAD_LIMITS.linkedin,
-    bad: { seconds: 2 },
-    good: { seconds: 3 },
+    bad: { width: 1080, height: 1920, seconds: 2 },
+    good: { width: 1080, height: 1920, seconds: 3 },
     bytes: 80_000,
     failure: "LinkedIn could not process the video: VIDEO_DURATION_OUT_OF_RANGE",
     schedule: "LinkedIn: Post needs a video between 3 s and 1800 s long; clip.mp4 is 2 s.",
@@ -251,8 +258,9 @@ afterEach(() => {
   running = undefined;
 });
 
-async function storedVideo(opts: Mp4Options, bytes = 4096): Promise<AdapterMedia> {
-  const stored = await storeTestMedia("video", isoBmff(bytes, "isom", opts));
+async function storedVideo(spec: Spec, bytes?: number): Promise<AdapterMedia> {
+  const video = limitVideo(spec.width, spec.height, spec.seconds);
+  const stored = await storeTestMedia("video", bytes ? paddedVideo(bytes, video) : video.bytes);
   return { ...stored, originalFilename: "clip.mp4" } as AdapterMedia;
 }
 
@@ -280,14 +288,13 @@ describe("a video past a URL-pull network's rules fails clearly, and is refused 
     });
     const live = () => running?.published ?? running?.posts ?? [];
     expect(live()).toEqual([]);
-    const info = { ...c.bad, seconds: c.bad.seconds ?? 12.5, width: c.bad.width ?? 1080, height: c.bad.height ?? 1920 };
     const problems = checkFileRules(c.platform, c.contentType, {
       type: "video",
       mimeType: "video/mp4",
-      size: c.bytes ?? 4096,
-      width: info.width,
-      height: info.height,
-      durationSeconds: info.seconds,
+      size: bad.size,
+      width: c.bad.width,
+      height: c.bad.height,
+      durationSeconds: c.bad.seconds,
       originalFilename: "clip.mp4",
     });
     expect(problems).toEqual([c.schedule]);
