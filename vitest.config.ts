@@ -108,6 +108,7 @@ export default defineConfig({
     ],
     maxWorkers: 1,
     setupFiles: ["./test/support/setup.ts"],
+    globalSetup: ["./test/support/build-web.global.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Console calls inside workerd go straight to its output, not through Vitest's onUserConsoleLog RPC: a line

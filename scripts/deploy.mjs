@@ -11,6 +11,8 @@
 //   5. PUBLIC_URL: when the config leaves it empty, the workers.dev URL wrangler reports (remembered in
 //      .wrangler/deploy/<env>.json so later runs pass it from the start);
 //   6. prints the URL, the OAuth redirect URIs to register and how to create the first workspace.
+// Before anything is deployed (and before a dry run's bundle) the dashboard is built into public/app
+// (scripts/build-web.mjs), which the deploy uploads with the other static assets.
 // --dry-run needs no account and no network: prints the plan and runs `wrangler deploy --dry-run --outdir` to record
 // the bundle size in bench/RESULTS.md.
 import { spawnSync } from "node:child_process";
@@ -20,6 +22,7 @@ import os from "node:os";
 import path from "node:path";
 import { stripVTControlCharacters } from "node:util";
 import { machine, today, writeSection } from "../bench/lib/results.mjs";
+import { buildWeb, describe as describeWeb } from "./build-web.mjs";
 import { deployPlan, root } from "./deploy-plan.mjs";
 
 const args = process.argv.slice(2);
@@ -76,8 +79,10 @@ function printPlan(plan) {
     say(`  Durable Object ${d.className} (binding ${d.binding}): created by the deploy`);
   for (const a of plan.analyticsEngine)
     say(`  Analytics Engine dataset ${a.dataset} (binding ${a.binding}): created on first write`);
-  if (plan.assets)
+  if (plan.assets) {
     say(`  static assets ${plan.assets.directory} (binding ${plan.assets.binding}): uploaded by wrangler deploy`);
+    say(`  dashboard: built into ${plan.assets.directory}/app by npm run build:web before the upload`);
+  }
   for (const c of plan.crons) say(`  cron "${c}"`);
   for (const s of plan.secrets.generated) say(`  secret ${s}: 32 random bytes (base64) if not set yet`);
   say(`  optional secrets, set by you when needed: ${plan.secrets.optional.join(", ")}`);
@@ -151,7 +156,8 @@ async function main() {
   printPlan(plan);
   if (dryRun) {
     if (!bundle) return;
-    say("dry run: nothing created. Bundling with wrangler deploy --dry-run …");
+    say("dry run: nothing created. Building the dashboard, then bundling with wrangler deploy --dry-run …");
+    say(describeWeb(await buildWeb()));
     const size = bundleSize(plan);
     if (bundleJson) {
       writeFileSync(bundleJson, JSON.stringify(size));
@@ -167,6 +173,7 @@ async function main() {
   if (!whoami.ok || /not authenticated/i.test(whoami.out)) {
     throw new Error("not logged in: run `npx wrangler login` (or set CLOUDFLARE_API_TOKEN) and try again");
   }
+  say(describeWeb(await buildWeb()));
 
   // 1. Queues (a consumer or dead-letter queue that does not exist fails the deploy).
   for (const q of plan.queues) {

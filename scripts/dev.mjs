@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm run dev`: local secrets on first run, local D1 migrations, `wrangler dev` on 127.0.0.1:8787 with every
-// binding emulated, then a demo workspace whose API key is printed (created once, reused on later runs).
+// `npm run dev`: local secrets on first run, local D1 migrations, the dashboard built into public/app (and rebuilt on
+// every change under web/, sdk/ or what they import), `wrangler dev` on 127.0.0.1:8787 with every binding emulated,
+// then a demo workspace whose API key is printed (created once, reused on later runs).
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { watchWeb } from "./build-web.mjs";
 
 const root = path.resolve(import.meta.dirname, "..");
 const host = process.env.HOST ?? "127.0.0.1";
@@ -79,18 +81,24 @@ async function demoKey() {
 
 ensureDevVars();
 applyMigrations();
+// The first build is written before wrangler starts (it serves public/ as static assets); later ones as files change.
+const web = await watchWeb({ log: (line) => console.log(line.replace("[build:web]", "[dev] dashboard")) });
 const child = spawn("wrangler", ["dev", "--ip", host, "--port", String(port), ...process.argv.slice(2)], {
   cwd: root,
   env: childEnv,
   stdio: "inherit",
 });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code) => process.exit(code ?? 0));
+child.on("exit", async (code) => {
+  await web.dispose();
+  process.exit(code ?? 0);
+});
 
 await waitForHealth(child);
 const key = await demoKey();
 console.log(`
 ┌──────────────────────────────────────────────────────────────────────────────┐
+  Dashboard: ${base}/app
   API ready on ${base}/api   (docs: ${base}/api/docs)
   Demo workspace API key:
     ${key}

@@ -1,7 +1,10 @@
-// `npm test`: the three parts of the suite at once, then one summary.
+// `npm test`: builds the dashboard (npm run build:web: public/app/, which the Worker serves), then runs the four
+// parts of the suite at once, then one summary.
 //   vitest (workerd)  — every test/**/*.test.ts, streamed as it runs (it is the longest part);
 //   browser           — node --test test/e2e/*.test.mjs (Chromium against `wrangler dev`);
-//   pds               — node --test test/pds/*.test.mjs (a real Bluesky PDS).
+//   pds               — node --test test/pds/*.test.mjs (a real Bluesky PDS);
+//   sdk               — node --test test/sdk/*.test.mjs (sdk/schema.d.ts is openapi-typescript's output for
+//                       sdk/openapi.json; sdk/ and web/ type-check against it).
 // The two node --test parts mostly wait on their servers, so they run beside vitest instead of after it; their
 // output is printed whole when each ends. Exits 1 if any part fails, and closes with "total: N passed, N failed".
 //
@@ -9,6 +12,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { stripVTControlCharacters as strip } from "node:util";
+import { buildWeb, describe, INITIAL_JS_BUDGET_BYTES } from "./build-web.mjs";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const NODE = process.execPath;
@@ -25,6 +29,7 @@ if (args.length === 0) {
     { name: "vitest", argv: [VITEST, "run"], stream: true },
     { name: "browser", argv: [...NODE_TEST, "test/e2e/*.test.mjs"] },
     { name: "pds", argv: [...NODE_TEST, "test/pds/*.test.mjs"] },
+    { name: "sdk", argv: [...NODE_TEST, "test/sdk/*.test.mjs"] },
   );
 } else {
   if (rest.length > 0 || mjs.length === 0) parts.push({ name: "vitest", argv: [VITEST, "run", ...rest], stream: true });
@@ -81,6 +86,14 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 }
 
 const started = Date.now();
+// The Worker serves the built dashboard (test/routes/app-shell.test.ts, the browser tests): build it before any part
+// starts, and fail the run when the first visit's JavaScript is over its budget.
+const sizes = await buildWeb();
+process.stdout.write(`${describe(sizes)}\n`);
+if (sizes.initialJsGzipBytes > INITIAL_JS_BUDGET_BYTES) {
+  process.stdout.write("FAIL build:web: the first visit's JavaScript is over budget\n");
+  process.exit(1);
+}
 const results = await Promise.all(parts.map(run));
 const total = { passed: 0, failed: 0, skipped: 0 };
 process.stdout.write("\n──── summary ────\n");

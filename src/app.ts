@@ -5,6 +5,7 @@ import { validationFailure } from "./lib/validation";
 import { notFoundHandler, onError } from "./middleware/errors";
 import { requestContext } from "./middleware/request-context";
 import { registrars } from "./routes";
+import { registerAppShell } from "./routes/app/app-shell";
 import { serveApiDocs } from "./routes/docs/api-docs";
 import { documentBookmark } from "./routes/openapi";
 import type { AppEnv } from "./types";
@@ -69,6 +70,7 @@ export function createApp() {
     ),
   );
   app.get("/api/docs", serveApiDocs);
+  registerAppShell(app);
 
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(onError);

@@ -1,0 +1,27 @@
+// The SDK (sdk/) and the dashboard (web/) cannot drift from the API (issue 27): sdk/schema.d.ts is openapi-typescript's
+// output for sdk/openapi.json (which test/routes/sdk-drift.test.ts holds equal to the served document), and the SDK
+// and every page that calls the API through it type-check against it. A node test: openapi-typescript and tsc run
+// in Node, not in workerd. `npm test` runs it as its "sdk" part.
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { DOCUMENT_FILE, SCHEMA_FILE, schemaSource } from "../../scripts/sdk-generate.mjs";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+describe("SDK", () => {
+  it("sdk/schema.d.ts is openapi-typescript's output for sdk/openapi.json (run npm run sdk:generate when this fails)", async () => {
+    const document = JSON.parse(readFileSync(DOCUMENT_FILE, "utf8"));
+    assert.equal(readFileSync(SCHEMA_FILE, "utf8"), await schemaSource(document));
+  });
+
+  it("the SDK and the dashboard type-check against it (tsc -p web/tsconfig.json)", () => {
+    const res = spawnSync(path.join(root, "node_modules/.bin/tsc"), ["--noEmit", "-p", "web/tsconfig.json"], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    assert.equal(res.status, 0, `${res.stdout}${res.stderr}`);
+  });
+});

@@ -1,0 +1,129 @@
+import { useEffect, useMemo, useState } from "preact/hooks";
+import { currentWorkspaceId, setWorkspaceId, whenSignedOut } from "./api";
+import { Layout } from "./components/layout";
+import { ErrorState, Loading } from "./components/states";
+import NotFoundPage from "./pages/not-found";
+import { SignInPage } from "./pages/sign-in";
+import { matchRoute, navigate, useLocation } from "./router";
+import { HOME, routes } from "./routes";
+import { fetchMe, type Me, signOut } from "./session";
+import { SessionContext, type SessionValue } from "./session-context";
+
+type Boot =
+  | { state: "loading" }
+  | { state: "signed-out"; notice?: string }
+  | { state: "signed-in"; me: Me }
+  | { state: "error"; message: string };
+
+const TITLE = "Edge Social Publisher";
+
+/** The workspace to act in: the one picked before if the person still belongs to it, else the first membership. */
+function pickWorkspace(me: Me): string | null {
+  const stored = currentWorkspaceId();
+  if (stored && me.memberships.some((m) => m.workspace_id === stored)) return stored;
+  return me.memberships[0]?.workspace_id ?? null;
+}
+
+function Pages() {
+  const location = useLocation();
+  useEffect(() => {
+    if (location.path === "/") navigate(HOME, { replace: true });
+  }, [location.path]);
+  for (const route of routes) {
+    const params = matchRoute(route.pattern, location.path);
+    if (!params) continue;
+    document.title = `${route.title} · ${TITLE}`;
+    const Page = route.page;
+    return <Page params={params} location={location} />;
+  }
+  if (location.path === "/") return <Loading />;
+  document.title = `Not found · ${TITLE}`;
+  return <NotFoundPage />;
+}
+
+export function App() {
+  const [boot, setBoot] = useState<Boot>({ state: "loading" });
+  const [workspace, setWorkspace] = useState<string | null>(null);
+
+  async function load(notice?: string) {
+    const result = await fetchMe();
+    if (result.ok) {
+      const chosen = pickWorkspace(result.data);
+      setWorkspaceId(chosen);
+      setWorkspace(chosen);
+      setBoot({ state: "signed-in", me: result.data });
+    } else if (result.status === 401 || result.status === 404) {
+      setBoot(notice ? { state: "signed-out", notice } : { state: "signed-out" });
+    } else {
+      setBoot({ state: "error", message: result.message });
+    }
+  }
+
+  useEffect(() => {
+    whenSignedOut(() => setBoot({ state: "signed-out", notice: "Your session has ended. Sign in again to go on." }));
+    void load();
+  }, []);
+
+  const session = useMemo<SessionValue | null>(() => {
+    if (boot.state !== "signed-in") return null;
+    const membership = boot.me.memberships.find((m) => m.workspace_id === workspace);
+    if (!membership) return null;
+    return {
+      me: boot.me,
+      membership,
+      switchWorkspace: (id) => {
+        setWorkspaceId(id);
+        setWorkspace(id);
+      },
+      signOut: async () => {
+        await signOut();
+        setWorkspaceId(null);
+        setBoot({ state: "signed-out", notice: "You are signed out." });
+      },
+    };
+  }, [boot, workspace]);
+
+  if (boot.state === "loading")
+    return (
+      <main id="main" class="boot">
+        <Loading label="Opening the dashboard…" />
+      </main>
+    );
+  if (boot.state === "error")
+    return (
+      <main id="main" class="boot">
+        <h1>{TITLE}</h1>
+        <ErrorState
+          title="The dashboard could not start"
+          message={`${boot.message} Check that the server is running, then try again.`}
+          onRetry={() => void load()}
+        />
+      </main>
+    );
+  if (boot.state === "signed-out") {
+    document.title = `Sign in · ${TITLE}`;
+    return <SignInPage notice={boot.notice} onSignedIn={() => void load()} />;
+  }
+  if (!session)
+    return (
+      <main id="main" class="boot">
+        <h1>{TITLE}</h1>
+        <ErrorState
+          title="You are not a member of any workspace"
+          message="Ask an owner or admin of a workspace for an invitation link, then open it while signed in."
+        >
+          <button type="button" class="button" onClick={() => void signOut().then(() => load())}>
+            Sign out
+          </button>
+        </ErrorState>
+      </main>
+    );
+  return (
+    <SessionContext.Provider value={session}>
+      <Layout>
+        {/* A new workspace is a fresh page: nothing of the previous workspace's data survives the switch. */}
+        <Pages key={session.membership.workspace_id} />
+      </Layout>
+    </SessionContext.Provider>
+  );
+}
