@@ -4310,6 +4310,12 @@ export interface operations {
                 status?: "draft" | "scheduled" | "publishing" | "published" | "partially_published" | "failed";
                 /** @description Only posts carrying this label. */
                 label_id?: string;
+                /** @description Only posts with a row for this social account (enabled or not). */
+                social_account_id?: string;
+                /** @description Only posts scheduled at or after this time: ISO 8601 with `Z` or an offset; a bare `Y-m-d H:i:s` or `Y-m-d` is read as UTC. */
+                scheduled_from?: string;
+                /** @description Only posts scheduled before this time (not at it): the same formats as `scheduled_from`. With both, a calendar's month or week. */
+                scheduled_to?: string;
             };
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */

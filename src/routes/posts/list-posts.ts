@@ -24,7 +24,14 @@ export function registerListPosts(app: App) {
   app.openapi(route, async (c) => {
     const q = c.req.valid("query");
     return c.json(
-      await listPosts(c.get("workspace"), { page: parsePage(q.page), status: q.status, label_id: q.label_id }),
+      await listPosts(c.get("workspace"), {
+        page: parsePage(q.page),
+        status: q.status,
+        label_id: q.label_id,
+        social_account_id: q.social_account_id,
+        scheduled_from: q.scheduled_from,
+        scheduled_to: q.scheduled_to,
+      }),
       200,
     );
   });

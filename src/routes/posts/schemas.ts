@@ -12,6 +12,7 @@ import {
   THREAD_ITEMS_MAX,
 } from "../../lib/bounds";
 import { boundedMetaDepth } from "../../lib/json-bounds";
+import { parseUserDateTime } from "../../lib/time";
 import { ymdHis } from "../openapi";
 import { LabelSchema } from "../schemas";
 
@@ -193,6 +194,16 @@ export const UpdatePostRequest = z
   })
   .openapi("UpdatePostRequest");
 
+/** A bound of the list's `scheduled_at` window (`GET /api/posts?scheduled_from=…&scheduled_to=…`). */
+const scheduledBound = (description: string, example: string) =>
+  z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || parseUserDateTime(v) !== null, {
+      message: "The :attribute field must be a valid date.",
+    })
+    .openapi({ description, example });
+
 export const ListPostsQuery = z.object({
   page: z
     .string()
@@ -200,6 +211,18 @@ export const ListPostsQuery = z.object({
     .openapi({ description: "Page number (15 per page); anything but a positive integer reads as 1.", example: "1" }),
   status: z.enum(POST_STATUSES).optional().openapi({ description: "Only posts with this status." }),
   label_id: z.uuid().optional().openapi({ description: "Only posts carrying this label." }),
+  social_account_id: z
+    .uuid()
+    .optional()
+    .openapi({ description: "Only posts with a row for this social account (enabled or not)." }),
+  scheduled_from: scheduledBound(
+    "Only posts scheduled at or after this time: ISO 8601 with `Z` or an offset; a bare `Y-m-d H:i:s` or `Y-m-d` is read as UTC.",
+    "2026-12-01T00:00:00Z",
+  ),
+  scheduled_to: scheduledBound(
+    "Only posts scheduled before this time (not at it): the same formats as `scheduled_from`. With both, a calendar's month or week.",
+    "2027-01-01T00:00:00Z",
+  ),
 });
 
 export const MediaSchema = z

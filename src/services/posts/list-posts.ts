@@ -1,6 +1,7 @@
-import { and, eq, exists, type SQL, sql } from "drizzle-orm";
+import { and, eq, exists, gte, lt, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
-import { type PostStatus, postLabels, posts } from "../../db/schema";
+import { type PostStatus, postLabels, postPlatforms, posts } from "../../db/schema";
+import { parseUserDateTime } from "../../lib/time";
 import type { PostResource } from "../../presenters/post";
 import { loadPostResources, POST_RESOURCE_COLUMNS, type PostResourceRow, presentPostRow } from "./load-posts";
 import { type HeldPost, heldPosts, lastPageIds, rememberPage } from "./rendered-posts";
@@ -11,7 +12,15 @@ export interface ListPostsInput {
   page: number;
   status?: PostStatus;
   label_id?: string;
+  /** Only posts with a row for this social account. */
+  social_account_id?: string;
+  /** `scheduled_at` window: at or after `scheduled_from`, before `scheduled_to` (dates the route has validated). */
+  scheduled_from?: string;
+  scheduled_to?: string;
 }
+
+/** The filters that change which posts a page holds, in the order the page links and the page key carry them. */
+const FILTERS = ["status", "label_id", "social_account_id", "scheduled_from", "scheduled_to"] as const;
 
 interface PageLink {
   url: string | null;
@@ -127,8 +136,23 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
       ),
     );
   }
+  if (input.social_account_id) {
+    const accountId = input.social_account_id;
+    filters.push(
+      exists(
+        ctx.db
+          .select({ one: sql`1` })
+          .from(postPlatforms)
+          .where(and(eq(postPlatforms.postId, posts.id), eq(postPlatforms.socialAccountId, accountId))),
+      ),
+    );
+  }
+  const from = input.scheduled_from ? parseUserDateTime(input.scheduled_from) : null;
+  const to = input.scheduled_to ? parseUserDateTime(input.scheduled_to) : null;
+  if (from !== null) filters.push(gte(posts.scheduledAt, from));
+  if (to !== null) filters.push(lt(posts.scheduledAt, to));
   const where = and(...filters);
-  const pageKey = [ctx.workspaceId, input.status ?? "", input.label_id ?? "", page].join("|");
+  const pageKey = [ctx.workspaceId, ...FILTERS.map((f) => input[f] ?? ""), page].join("|");
   const held = heldPosts(ctx, lastPageIds(pageKey));
   const { total, data } = held.size ? await readPageReusing(ctx, where, page, held) : await readPage(ctx, where, page);
   rememberPage(
@@ -138,8 +162,7 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
 
   const path = `${ctx.origin}/api/posts`;
   const query = new URLSearchParams();
-  if (input.status) query.set("status", input.status);
-  if (input.label_id) query.set("label_id", input.label_id);
+  for (const f of FILTERS) if (input[f]) query.set(f, input[f]);
   const url = (n: number) => {
     const q = new URLSearchParams(query);
     q.set("page", String(n));
@@ -148,7 +171,7 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
   const lastPage = Math.max(1, Math.ceil(total / POSTS_PER_PAGE));
   const prev = page > 1 ? url(page - 1) : null;
   const next = page < lastPage ? url(page + 1) : null;
-  const from = data.length ? (page - 1) * POSTS_PER_PAGE + 1 : null;
+  const first = data.length ? (page - 1) * POSTS_PER_PAGE + 1 : null;
   const links: PageLink[] = [
     { url: prev, label: "&laquo; Previous", page: page > 1 ? page - 1 : null, active: false },
     ...Array.from({ length: lastPage }, (_, i) => ({
@@ -164,12 +187,12 @@ export async function listPosts(ctx: WorkspaceContext, input: ListPostsInput): P
     links: { first: url(1), last: url(lastPage), prev, next },
     meta: {
       current_page: page,
-      from,
+      from: first,
       last_page: lastPage,
       links,
       path,
       per_page: POSTS_PER_PAGE,
-      to: from === null ? null : from + data.length - 1,
+      to: first === null ? null : first + data.length - 1,
       total,
     },
   };
