@@ -1,29 +1,29 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { checkFileRules } from "../../src/catalog/media-rules";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MEDIA_RULES } from "../../src/catalog/media-specs";
-import { adapterFor } from "../../src/platforms";
-import type { AdapterAccount, AdapterMedia } from "../../src/platforms/types";
+import { concatBytes } from "../../src/media/byte-source";
+import type { PublishMessage } from "../../src/publishing/messages";
 import { attachUploadToPost } from "../../src/services/uploads/attach-upload";
-import { insertPost, mediaForm, workspaceContext } from "../media/fixtures";
+import { mediaForm, workspaceContext } from "../media/fixtures";
 import { clipMov, clipMp4, phoneMov, phoneMp4, portraitMov, type RealVideo } from "../media/videos";
-import { blueskyAccount, testAccount, testAdapterContext } from "../support/adapter-context";
 import { fakeOrigin } from "../support/fake-fetch";
 import { fakeLinkedIn, type LinkedInFake } from "../support/fakes/linkedin";
-import { MASTODON } from "../support/fakes/mastodon";
 import { fakeFacebookGraph, fakeInstagramGraph, type MetaGraphFake } from "../support/fakes/meta";
 import { fakePinterest } from "../support/fakes/pinterest";
+import { recordPulls } from "../support/fakes/pulled-media";
 import { fakeThreads, type ThreadsFake } from "../support/fakes/threads";
 import { fakeTikTok, type TikTokFake } from "../support/fakes/tiktok";
 import { fakeYouTube } from "../support/fakes/youtube";
 import { call, type TestWorkspace } from "../support/harness";
-import { type Fakes, installFakes } from "./platforms";
-import { createTestWorkspace, seedAccount, seedPost } from "./support";
+import { type Fakes, installFakes, seedBlueskyAccount, seedMastodonAccount, seedXAccount } from "./platforms";
+import { createTestWorkspace, deliverUntilSettled, instantLongWaits, seedAccount, seedPost } from "./support";
 
 /**
  * Issue 29: videos written by a real muxer (ffmpeg: QuickTime .mov with a data-handler hdlr in minf, ISO-BMFF .mp4
  * with moov after mdat, a phone's rotated HEVC) go in by all three routes with their true duration and displayed
- * sides, and a phone's portrait video (.mov and .mp4) publishes through the fakes to every network that takes
- * video — the fakes measure what they are sent (test/support/fakes/pulled-media.ts).
+ * sides, and a phone's portrait video (.mov and .mp4) publishes through the API and the queue consumer to the
+ * fakes of every network that takes video — the fakes measure what they are sent (test/support/fakes/pulled-media.ts)
+ * and keep it, so the test sees the network got the uploaded bytes.
  */
 
 const CDN = "https://cdn.fake";
@@ -99,118 +99,156 @@ let threads: ThreadsFake;
 let tiktok: TikTokFake;
 let youtube: ReturnType<typeof fakeYouTube>;
 let pinterest: ReturnType<typeof fakePinterest>;
+let pulled: ReturnType<typeof recordPulls>;
 
 const PAGE = "1010101";
 const IG_USER = "17841400000000001";
+const token = { access_token: "access-token", refresh_token: "refresh-token" };
 
 interface Target {
   platform: string;
   contentType: string;
   meta?: Record<string, unknown>;
-  account: () => AdapterAccount;
+  seed: (ws: TestWorkspace) => Promise<string>;
   /** What the network now holds (one item after the publish). */
   onNetwork: () => number;
+  /** Each video file the network received (uploaded to it, or downloaded by it from our media URL). */
+  received: () => Uint8Array[];
 }
 
 const igMedia = (f: () => MetaGraphFake) => () => f().published.filter((p) => p.kind === "ig_media").length;
+const downloads = () => pulled.pulls.map((p) => p.bytes);
+const seeded = (platform: string, platformUserId?: string) => (ws: TestWorkspace) =>
+  seedAccount(ws, { platform, credentials: token, ...(platformUserId ? { platformUserId } : {}) });
 
 const TARGETS: Target[] = [
   {
     platform: "x",
     contentType: "x_post",
-    account: () => testAccount("x", { credentials: { access_token: "x-access", refresh_token: "x-refresh" } }),
+    seed: (ws) => seedXAccount(ws),
     onNetwork: () => fakes.x.tweets.size,
+    received: () => [...fakes.x.media.values()].map((m) => concatBytes(m.bytes)),
   },
   {
     platform: "bluesky",
     contentType: "bluesky_post",
-    account: () => blueskyAccount(fakes.bluesky),
+    seed: (ws) => seedBlueskyAccount(ws, fakes.bluesky),
     onNetwork: () => fakes.bluesky.records.size,
+    received: () => [...fakes.bluesky.blobs.values()].flatMap((b) => (b.bytes ? [b.bytes] : [])),
   },
   {
     platform: "mastodon",
     contentType: "mastodon_post",
-    account: () =>
-      testAccount("mastodon", { meta: { instance: MASTODON }, credentials: { access_token: "masto-token" } }),
+    seed: (ws) => seedMastodonAccount(ws),
     onNetwork: () => fakes.mastodon.statuses.size,
+    received: () => [...fakes.mastodon.media.values()].map((m) => m.bytes),
   },
   {
     platform: "linkedin",
     contentType: "linkedin_post",
-    account: () => testAccount("linkedin", { platformUserId: "abc123" }),
+    seed: seeded("linkedin", "abc123"),
     onNetwork: () => linkedin.posts.length,
+    received: () => linkedin.videoBytes(),
   },
   {
     platform: "linkedin-page",
     contentType: "linkedin_page_post",
-    account: () => testAccount("linkedin-page", { platformUserId: "2414183" }),
+    seed: seeded("linkedin-page", "2414183"),
     onNetwork: () => linkedin.posts.length,
+    received: () => linkedin.videoBytes(),
   },
   ...(["facebook_post", "facebook_reel", "facebook_story"] as const).map((contentType) => ({
     platform: "facebook",
     contentType,
-    account: () => testAccount("facebook", { platformUserId: PAGE }),
+    seed: seeded("facebook", PAGE),
     onNetwork: () => facebook.published.length,
+    received: downloads,
   })),
   ...(["instagram_feed", "instagram_reel", "instagram_story"] as const).flatMap((contentType) => [
     {
       platform: "instagram",
       contentType,
-      account: () => testAccount("instagram", { platformUserId: IG_USER }),
+      seed: seeded("instagram", IG_USER),
       onNetwork: igMedia(() => instagram),
+      received: downloads,
     },
     {
       platform: "instagram-facebook",
       contentType,
-      account: () => testAccount("instagram-facebook", { platformUserId: IG_USER }),
+      seed: seeded("instagram-facebook", IG_USER),
       onNetwork: igMedia(() => facebook),
+      received: downloads,
     },
   ]),
   {
     platform: "threads",
     contentType: "threads_post",
-    account: () => testAccount("threads", { platformUserId: "7000001" }),
+    seed: seeded("threads", "7000001"),
     onNetwork: () => threads.published.length,
+    received: downloads,
   },
   {
     platform: "tiktok",
     contentType: "tiktok_video",
-    account: () => testAccount("tiktok"),
+    seed: seeded("tiktok"),
     onNetwork: () => tiktok.publishes.size,
+    received: () => [...tiktok.publishes.keys()].map((id) => tiktok.uploaded(id)),
+  },
+  {
+    platform: "tiktok",
+    contentType: "tiktok_video",
+    meta: { video_source: "PULL_FROM_URL" },
+    seed: seeded("tiktok"),
+    onNetwork: () => tiktok.publishes.size,
+    received: downloads,
   },
   {
     platform: "youtube",
     contentType: "youtube_short",
-    account: () => testAccount("youtube"),
+    seed: seeded("youtube"),
     onNetwork: () =>
       youtube.calls.filter((c) => c.method === "PUT" && /bytes \d+-\d+\//.test(c.headers["content-range"] ?? ""))
         .length,
+    received: () => [...youtube.sessions.keys()].map((id) => youtube.uploaded(id)),
   },
   {
     platform: "pinterest",
     contentType: "pinterest_video_pin",
     meta: { board_id: "549755885175", title: "A real video" },
-    account: () => testAccount("pinterest"),
+    seed: seeded("pinterest"),
     onNetwork: () => pinterest.pins.size,
+    received: () => [...pinterest.media.values()].map((m) => m.fileBytes),
   },
 ];
 
 /** Every content type whose catalog rules take a video. */
 const takesVideo = Object.entries(MEDIA_RULES).filter(([, r]) => r.max_videos > 0 && r.video);
 
-describe("a phone's portrait video (.mov and .mp4, from ffmpeg) publishes to every network that takes video (issue 29)", () => {
+describe("a phone's portrait video (.mov and .mp4, from ffmpeg) publishes through the API and the queue to every network that takes video (issue 29)", () => {
+  let sent: PublishMessage[];
   beforeEach(() => {
     fakes = installFakes();
-    // Parts of 64 KiB: the 84 KB file goes up in 2 parts, as a large one would in LinkedIn's 4 MiB.
-    linkedin = Object.assign(fakeLinkedIn(), { partSize: 64 * 1024 });
+    // LinkedIn's own 4 MiB parts (the fake's default): the 84 KB file goes up in one part.
+    linkedin = fakeLinkedIn();
     facebook = fakeFacebookGraph();
     instagram = fakeInstagramGraph();
     threads = fakeThreads();
     tiktok = fakeTikTok();
     youtube = fakeYouTube({ processing: [{ uploadStatus: "processed", processingStatus: "succeeded" }] });
     pinterest = fakePinterest();
+    pulled = recordPulls();
+    // Processing polls wait seconds between reads: no real waits.
+    instantLongWaits();
+    sent = [];
+    vi.spyOn(env.PUBLISH_QUEUE, "sendBatch").mockImplementation(async (messages) => {
+      for (const m of messages) sent.push(m.body as PublishMessage);
+      return {} as QueueSendBatchResponse;
+    });
   });
   afterEach(() => {
+    vi.restoreAllMocks();
+    vi.unstubAllGlobals();
+    pulled.stop();
     fakes.uninstall();
     linkedin.uninstall();
     facebook.uninstall();
@@ -232,43 +270,58 @@ describe("a phone's portrait video (.mov and .mp4, from ffmpeg) publishes to eve
       .filter((v) =>
         MEDIA_RULES[t.contentType as keyof typeof MEDIA_RULES].video!.formats.includes(asMedia(v).mime_type),
       )
-      .map((v) => ({ ...t, video: v, name: `${t.platform} ${t.contentType} ← ${v.name}` })),
+      .map((v) => ({
+        ...t,
+        video: v,
+        name: `${t.platform} ${t.contentType}${t.meta?.video_source ? ` (${t.meta.video_source})` : ""} ← ${v.name}`,
+      })),
   );
 
   it.each(cases)("$name", async (c) => {
     const ws = await createTestWorkspace();
-    const { postId } = await insertPost(ws, [{ platform: c.platform, contentType: c.contentType }]);
-    // In by the API (the container is read there) and checked against the catalog as scheduling does …
+    const accountId = await c.seed(ws);
+    // The post, by the API …
+    const created = await ws.api("POST", "/api/posts", {
+      content: "A real video",
+      platforms: [{ social_account_id: accountId, content_type: c.contentType }],
+    });
+    expect(created.status, created.text).toBe(201);
+    const postId = created.body.id as string;
+    if (c.meta) {
+      // A row's meta (Pinterest's board, TikTok's source) is set with PUT, as the API documents.
+      const rowId = created.body.platforms[0].id as string;
+      const meta = await ws.api("PUT", `/api/posts/${postId}`, { platforms: [{ id: rowId, meta: c.meta }] });
+      expect(meta.status, meta.text).toBe(200);
+    }
+    // … the phone's file uploaded to it (the container is read there) …
     const up = await call("POST", `/api/posts/${postId}/media`, {
       key: ws.key,
       rawBody: mediaForm(c.video.bytes, c.video.name),
     });
     expect(up.status, up.text).toBe(200);
     expect(up.body.media).toEqual([expect.objectContaining(asMedia(c.video))]);
-    const m = up.body.media[0];
-    const media: AdapterMedia = {
-      id: m.id,
-      type: "video",
-      mimeType: m.mime_type,
-      url: m.url,
-      path: m.path,
-      size: m.size,
-      width: m.width,
-      height: m.height,
-      durationSeconds: m.duration_seconds,
-      originalFilename: m.original_filename,
-    };
-    expect(checkFileRules(c.platform, c.contentType, media)).toEqual([]);
-    // … then published by the network's adapter to its fake, which measures the file it gets.
-    const published = await adapterFor(c.platform)!.publish(testAdapterContext(), {
-      postPlatformId: crypto.randomUUID(),
-      contentType: c.contentType,
-      content: "A real video",
-      media: [media],
-      meta: c.meta ?? {},
-      account: c.account(),
-    });
-    expect(published.platformPostId).toEqual(expect.any(String));
+    // … published: the API checks it against the network's rules and hands the row to the queue …
+    const published = await ws.api("PUT", `/api/posts/${postId}`, { status: "publishing" });
+    expect(published.status, published.text).toBe(200);
+    expect(sent).toHaveLength(1);
+    // … whose consumer runs the network's adapter against its fake, which measures the file it gets.
+    await deliverUntilSettled(sent);
+    const post = (await ws.api("GET", `/api/posts/${postId}`)).body;
+    expect(post.platforms.map((p: Record<string, unknown>) => [p.status, p.error_message])).toEqual([
+      ["published", null],
+    ]);
+    expect(post.status).toBe("published");
     expect(c.onNetwork()).toBe(1);
+    // Videos are never re-encoded: the network got the very bytes that were uploaded.
+    const received = c.received();
+    expect(received).toHaveLength(1);
+    expect(received[0]!.length).toBe(c.video.bytes.length);
+    expect(equalBytes(received[0]!, c.video.bytes)).toBe(true);
   });
 });
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

@@ -47,7 +47,7 @@ export class FakeBluesky extends ScriptedFake {
   /** Digest of each video the service processed → its blob CID (a second upload answers already_exists). */
   readonly processedVideos = new Map<string, string>();
   readonly records = new Map<string, StoredRecord>();
-  readonly blobs = new Map<string, { mimeType: string; size: number }>();
+  readonly blobs = new Map<string, { mimeType: string; size: number; bytes?: Uint8Array }>();
   readonly handles = new Map<string, string>([["bob.test", "did:plc:bob00000000000000000000"]]);
   readonly jobs = new Map<string, { polls: number; blobCid: string; did: string }>();
   /** getJobStatus answers this many in-progress states before the terminal one. */
@@ -342,7 +342,7 @@ export class FakeBluesky extends ScriptedFake {
       }
       const jobId = crypto.randomUUID();
       const blobCid = `bafkreivideo${jobId.replace(/-/g, "").slice(0, 20)}`;
-      this.blobs.set(blobCid, { mimeType: "video/mp4", size: bytes.byteLength });
+      this.blobs.set(blobCid, { mimeType: "video/mp4", size: bytes.byteLength, bytes: new Uint8Array(bytes) });
       const did = q.get("did") ?? "";
       this.jobs.set(jobId, { polls: 0, blobCid, did });
       if (!this.videoFailure) this.processedVideos.set(digest, blobCid);

@@ -99,8 +99,12 @@ export class LinkedInFake {
   readonly clock = new TokenClock();
   static readonly ACCESS_TOKEN_MS = 60 * DAY_MS;
   static readonly REFRESH_TOKEN_MS = 365 * DAY_MS;
-  /** Video part size; the real API uses 4 MiB. */
-  partSize = 4;
+  /**
+   * Video part size: LinkedIn's own, 4 MiB (Videos API, learn.microsoft.com/linkedin/marketing/community-management/
+   * shares/videos-api: a file over 4 MB is uploaded in parts whose `uploadInstructions` run 0–4,194,303,
+   * 4,194,304–…; smaller files in one part). Tests of the part logic itself set it lower.
+   */
+  partSize = 4 * 1024 * 1024;
   /** Polls answered PROCESSING after finalize before AVAILABLE. */
   videoPolls = 1;
   /** When set, videos end PROCESSING_FAILED with this reason. */
@@ -130,6 +134,21 @@ export class LinkedInFake {
 
   failNext(match: { method?: string; path: RegExp | string }, respond: () => Response, times = 1): void {
     this.overrides.push({ ...match, respond, remaining: times });
+  }
+
+  /** Each video as LinkedIn received it (its parts joined in order), in upload order. */
+  videoBytes(): Uint8Array[] {
+    return [...this.assets.values()]
+      .filter((a) => a.kind === "video")
+      .map((a) => {
+        const out = new Uint8Array(a.bytes);
+        let at = 0;
+        for (const part of a.received) {
+          out.set(part, at);
+          at += part.byteLength;
+        }
+        return out;
+      });
   }
 
   summary(): string[] {

@@ -15,6 +15,8 @@ interface StoredMedia {
   pollsLeft: number;
   size: number;
   filename: string;
+  /** The file as received. */
+  bytes: Uint8Array;
   /** Issue 29: the alt text sent as the form's `description`. */
   description: string | null;
 }
@@ -197,6 +199,7 @@ export class FakeMastodon extends ScriptedFake {
         pollsLeft: type === "video" ? this.videoProcessingPolls : 0,
         size: file.size,
         filename: file.name,
+        bytes: new Uint8Array(await file.arrayBuffer()),
         description: typeof description === "string" && description !== "" ? description : null,
       };
       this.media.set(m.id, m);

@@ -172,10 +172,32 @@ export interface PulledVideo {
 
 export type VideoRefusal = "format" | "size" | "duration" | "aspect" | "dimensions";
 
+/** Videos the URL-pull fakes downloaded while `recordPulls` is on: the URL and the whole file, in order. */
+let pulls: Array<{ url: string; bytes: Uint8Array }> | null = null;
+
+/**
+ * Keeps every video a URL-pull fake (Facebook, Instagram, Threads, TikTok PULL_FROM_URL) downloads from now on,
+ * whole, so a test can compare what the network got with the file; `stop()` ends it.
+ */
+export function recordPulls(): { pulls: Array<{ url: string; bytes: Uint8Array }>; stop: () => void } {
+  const list: Array<{ url: string; bytes: Uint8Array }> = [];
+  pulls = list;
+  return {
+    pulls: list,
+    stop: () => {
+      if (pulls === list) pulls = null;
+    },
+  };
+}
+
 /** The file behind a media URL, measured from its container by ranged reads; null when there is none. */
 export async function pullVideo(url: unknown): Promise<PulledVideo | null> {
   if (typeof url !== "string" || !url.startsWith("https://media.test/")) return null;
   const key = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (pulls) {
+    const whole = await env.MEDIA_BUCKET.get(key);
+    if (whole) pulls.push({ url, bytes: new Uint8Array(await whole.arrayBuffer()) });
+  }
   const head = await env.MEDIA_BUCKET.get(key, { range: { offset: 0, length: 64 } });
   if (!head) return null;
   const size = head.size;

@@ -17,6 +17,8 @@ interface StoredMedia {
   mediaType: string;
   totalBytes: number;
   received: number;
+  /** The bytes received, in order (one simple upload, or each APPEND segment). */
+  bytes: Uint8Array[];
   segments: number;
   finalized: boolean;
   pollsLeft: number;
@@ -208,6 +210,7 @@ export class FakeX extends ScriptedFake {
         String(form.get("media_category") ?? "tweet_image"),
       );
       m.received = file.size;
+      m.bytes.push(new Uint8Array(await file.arrayBuffer()));
       m.finalized = true;
       m.pollsLeft = 0;
       return this.respond(200, {
@@ -337,6 +340,7 @@ export class FakeX extends ScriptedFake {
       mediaType,
       totalBytes,
       received: 0,
+      bytes: [],
       segments: 0,
       finalized: false,
       pollsLeft: this.processingPolls,
@@ -362,7 +366,7 @@ export class FakeX extends ScriptedFake {
     return this.respond(400, problem(400, "Invalid Request", `File size exceeds ${limit * 1024 * 1024} bytes.`));
   }
 
-  private append(id: string, form: FormData) {
+  private async append(id: string, form: FormData) {
     const m = this.media.get(id);
     if (!m) return this.respond(400, problem(400, "Invalid Request", "Invalid media id."));
     const chunk = form.get("media");
@@ -372,6 +376,7 @@ export class FakeX extends ScriptedFake {
     }
     m.segments += 1;
     m.received += chunk.size;
+    m.bytes.push(new Uint8Array(await chunk.arrayBuffer()));
     return new Response(null, { status: 204, headers: this.rateHeaders() });
   }
 
