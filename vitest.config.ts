@@ -51,6 +51,7 @@ export default defineConfig({
           TOKEN_ENCRYPTION_KEY: "test-token-encryption-key-not-secret",
           UPLOAD_SIGNING_KEY: "test-upload-signing-key-not-secret",
           ADMIN_TOKEN: "test-admin-token",
+          AUTH_SECRET: "test-auth-secret-not-secret-0123456789abcdef",
           // Every platform host points at a fake origin served by test/support/fake-fetch.ts.
           X_API_URL: "https://x.fake",
           LINKEDIN_API_URL: "https://linkedin.fake",

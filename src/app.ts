@@ -8,6 +8,7 @@ import { registrars } from "./routes";
 import { registerAppShell } from "./routes/app/app-shell";
 import { serveApiDocs } from "./routes/docs/api-docs";
 import { documentBookmark } from "./routes/openapi";
+import { SESSION_COOKIE } from "./services/people/auth";
 import type { AppEnv } from "./types";
 
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
@@ -46,6 +47,13 @@ export function createApp() {
     type: "http",
     scheme: "bearer",
     description: "An API key from `POST /api/api-keys` (or the admin bootstrap).",
+  });
+  app.openAPIRegistry.registerComponent("securitySchemes", "Session", {
+    type: "apiKey",
+    in: "cookie",
+    name: SESSION_COOKIE,
+    description:
+      "A signed-in person (`POST /api/session`, the dashboard). The requirement lists the route's permission area (`content`, `keys`, `webhooks`, `members`): owners and admins reach every area, editors `content` with any method, viewers `content` reads only. Unsafe methods need a same-origin `Origin` header; `X-Workspace-Id` picks the workspace.",
   });
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", {
     type: "http",

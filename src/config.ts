@@ -130,6 +130,8 @@ export const configSchema = z.object({
   CONNECT_STARTS_PER_MINUTE: int(20),
   /** Hosted pages: Bluesky app-password attempts per minute, per client IP (IPv6: per /64) and per connect link. */
   CONNECT_PASSWORD_TRIES_PER_MINUTE: int(5),
+  /** Dashboard sign-in attempts per minute, per client IP (IPv6: per /64) and per email address. */
+  SIGN_IN_TRIES_PER_MINUTE: int(5),
   /** The PLC directory that resolves did:plc identities to their DID documents (the account's actual PDS). */
   BLUESKY_PLC_URL: url("https://plc.directory"),
   /**
@@ -165,6 +167,8 @@ export const configSchema = z.object({
     ),
   UPLOAD_SIGNING_KEY: optionalSecret,
   ADMIN_TOKEN: optionalSecret,
+  /** Signs the dashboard session cookies (better-auth); people cannot sign in without it. */
+  AUTH_SECRET: optionalSecret,
   X_CLIENT_ID: optionalSecret,
   X_CLIENT_SECRET: optionalSecret,
   LINKEDIN_CLIENT_ID: optionalSecret,

@@ -1,5 +1,6 @@
 import type { Config } from "./config";
 import type { Db } from "./db/client";
+import type { MemberRole } from "./db/schema/people";
 import type { ApiKeyScope } from "./services/api-keys/scopes";
 
 /** What every service verb receives, built by each transport (HTTP, MCP, queue, cron). */
@@ -18,9 +19,15 @@ export interface ServiceContext {
 
 export interface WorkspaceContext extends ServiceContext {
   workspaceId: string;
-  apiKeyId: string;
-  /** What the key may do (src/services/api-keys/scopes.ts); checked by the route or tool before it runs. */
+  /** The calling API key; null when a signed-in person calls (see `person`). */
+  apiKeyId: string | null;
+  /**
+   * What the key may do (src/services/api-keys/scopes.ts); checked by the route or tool before it runs. For a person,
+   * the scope of their role (src/services/people/roles.ts).
+   */
   apiKeyScope: ApiKeyScope;
   /** The key's own expiry (epoch ms) or null: keys it mints may not outlive it. */
   apiKeyExpiresAt: number | null;
+  /** The signed-in person and their role in this workspace, when the request carries a session cookie. */
+  person: { userId: string; role: MemberRole } | null;
 }

@@ -7,6 +7,7 @@ declare namespace Cloudflare {
     TOKEN_ENCRYPTION_KEYS_PREVIOUS?: string;
     UPLOAD_SIGNING_KEY?: string;
     ADMIN_TOKEN?: string;
+    AUTH_SECRET?: string;
     X_CLIENT_ID?: string;
     X_CLIENT_SECRET?: string;
     LINKEDIN_CLIENT_ID?: string;

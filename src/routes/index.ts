@@ -16,6 +16,7 @@ import { registerUpdateMedia } from "./media/update-media";
 import { registerUploadPostMedia } from "./media/upload-post-media";
 import { registerGetPostMetrics } from "./metrics/get-post-metrics";
 import { registerOAuthCallback } from "./oauth/oauth-callback";
+import { registerPeople } from "./people";
 import { registerPosts } from "./posts";
 import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
@@ -32,6 +33,7 @@ export const registrars: ((app: App) => unknown)[] = [
   registerCreateWorkspace,
   registerDeadLetters,
   registerGetWorkspace,
+  registerPeople,
   registerApiKeys,
   registerLabels,
   registerSignatures,

@@ -14,6 +14,8 @@ import type { App } from "../types";
 export const registerMcp = (app: App) =>
   app.all("/mcp", requireApiKey, async (c) => {
     const ctx = c.get("workspace");
+    const apiKeyId = ctx.apiKeyId;
+    if (apiKeyId === null) throw unauthenticated(); // requireApiKey sets it; MCP is for API keys only
     let request = c.req.raw;
     let parsedBody: unknown;
     if (request.method === "POST") {
@@ -27,7 +29,7 @@ export const registerMcp = (app: App) =>
       if (Array.isArray(parsedBody) && parsedBody.length > 1) {
         const window = await countAdditionalRequests(
           ctx,
-          { id: ctx.apiKeyId, workspaceId: ctx.workspaceId },
+          { id: apiKeyId, workspaceId: ctx.workspaceId },
           parsedBody.length - 1,
         );
         if (window.revoked) throw unauthenticated();

@@ -1,7 +1,8 @@
 import { createRoute, type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import { BOOKMARK_HEADER, BOOKMARK_PATTERN } from "../db/session";
-import { requireApiKey, requireScope } from "../middleware/auth";
+import { requirePrincipal, WORKSPACE_HEADER } from "../middleware/auth";
 import { type ApiKeyScope, defaultScopeFor } from "../services/api-keys/scopes";
+import type { PermissionArea } from "../services/people/roles";
 import type { AppEnv } from "../types";
 
 /** Shared OpenAPI building blocks: error bodies, id params, and the two kinds of route (public, API key). */
@@ -36,9 +37,12 @@ export const memoryBusyResponse = {
 } as const;
 
 const authResponses = {
-  401: json(ErrorSchema, "Missing, malformed, unknown, revoked or expired API key."),
-  403: json(ErrorSchema, "The API key's scope does not allow this operation."),
-  429: json(ErrorSchema, "Per-key throttle exceeded; see `Retry-After`."),
+  401: json(ErrorSchema, "Missing, malformed, unknown, revoked or expired API key, or no live session."),
+  403: json(
+    ErrorSchema,
+    "The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`.",
+  ),
+  429: json(ErrorSchema, "Per-key (per-person) throttle exceeded; see `Retry-After`."),
 } as const;
 
 export const jsonBody = <T extends z.ZodType>(schema: T, description = "JSON body") => ({
@@ -49,18 +53,20 @@ export const ok = <T extends z.ZodType>(schema: T, description: string) => json(
 export const noContent = { description: "Done; no body." } as const;
 
 /**
- * A route that needs a Bearer API key; the key middleware, the scope check and their documented failures cannot be
- * forgotten. `scope` is what the route needs (docs/security.md): by default `read` for GET, `full` otherwise. It is
- * listed in the operation's security requirement (`Bearer: [scope]`).
+ * A route that needs a Bearer API key or a signed-in person (the `__Host-esp-session` cookie); the authorization,
+ * the scope and role checks and their documented failures cannot be forgotten. `scope` is what the route needs
+ * (docs/security.md): by default `read` for GET, `full` otherwise; `area` what it touches, for people's roles
+ * (src/services/people/roles.ts; default `content`). Both are listed in the operation's security requirements
+ * (`Bearer: [scope]`, `Session: [area]`).
  */
 export function authedRoute<R extends Omit<RouteConfig, "security" | "middleware">>(
-  route: R & { scope?: ApiKeyScope },
+  route: R & { scope?: ApiKeyScope; area?: PermissionArea },
 ) {
-  const { scope = defaultScopeFor(route.method), ...config } = route;
+  const { scope = defaultScopeFor(route.method), area = "content", ...config } = route;
   return createRoute({
     ...(config as unknown as R),
-    security: [{ Bearer: [scope] }],
-    middleware: [requireApiKey, requireScope(scope)] as const,
+    security: [{ Bearer: [scope] }, { Session: [area] }] as Record<string, string[]>[],
+    middleware: [requirePrincipal(scope, area)] as const,
     responses: { ...errorResponses, ...authResponses, ...route.responses },
   });
 }
@@ -98,6 +104,7 @@ export const isoDate = z
 
 type OpenApiDoc = ReturnType<OpenAPIHono<AppEnv>["getOpenAPI31Document"]>;
 interface OperationObject {
+  security?: Record<string, string[]>[];
   parameters?: unknown[];
   responses?: Record<string, { headers?: Record<string, unknown> }>;
 }
@@ -135,11 +142,20 @@ export function documentBookmark(doc: OpenApiDoc): OpenApiDoc {
       schema: { type: "string" },
     },
   };
+  components.parameters.WorkspaceId = {
+    name: WORKSPACE_HEADER,
+    in: "header",
+    required: false,
+    description:
+      "Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own).",
+    schema: { type: "string", format: "uuid" },
+  };
   for (const item of Object.values(doc.paths ?? {})) {
     for (const method of ["get", "head", "post", "put", "patch", "delete"] as const) {
       const op = (item as Record<string, OperationObject | undefined>)[method];
       if (!op) continue;
       op.parameters = [...(op.parameters ?? []), { $ref: "#/components/parameters/D1Bookmark" }];
+      if (op.security?.some((s) => "Session" in s)) op.parameters.push({ $ref: "#/components/parameters/WorkspaceId" });
       for (const response of Object.values(op.responses ?? {})) {
         response.headers = { ...response.headers, [BOOKMARK_HEADER]: { $ref: "#/components/headers/D1Bookmark" } };
       }

@@ -422,6 +422,7 @@ export function workspaceContext(ws: TestWorkspace): WorkspaceContext {
     apiKeyId: ws.keyId,
     apiKeyScope: "full",
     apiKeyExpiresAt: null,
+    person: null,
   };
 }
 

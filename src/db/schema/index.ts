@@ -4,6 +4,7 @@ export * from "./idempotency";
 export * from "./labels";
 export * from "./lifecycle";
 export * from "./media";
+export * from "./people";
 export * from "./posts";
 export * from "./signatures";
 export * from "./social-accounts";

@@ -28,6 +28,7 @@ const CreateApiKeyRequest = z
   .openapi("CreateApiKeyRequest");
 
 const listRoute = authedRoute({
+  area: "keys",
   method: "get",
   path: "/api/api-keys",
   operationId: "listApiKeys",
@@ -37,6 +38,7 @@ const listRoute = authedRoute({
 });
 
 const createRoute = authedRoute({
+  area: "keys",
   method: "post",
   path: "/api/api-keys",
   operationId: "createApiKey",
@@ -48,6 +50,7 @@ const createRoute = authedRoute({
 });
 
 const deleteRoute = authedRoute({
+  area: "keys",
   method: "delete",
   path: "/api/api-keys/{id}",
   operationId: "deleteApiKey",

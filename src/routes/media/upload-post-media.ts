@@ -28,12 +28,12 @@ const route = authedRoute({
 export function registerUploadPostMedia(app: App) {
   const { middleware, ...doc } = route;
   app.openAPIRegistry.registerPath(doc);
-  // The route's own middleware (key, throttle, scope), so the plain handler cannot drift from the documented route.
-  const [authenticate, checkScope] = middleware;
+  // The route's own middleware (key or session, throttle, scope), so the plain handler cannot drift from the documented route.
+  const [authorize] = middleware;
   // The body is read to its end (bounded by the largest file the route accepts) before any answer, so a client
   // still sending a refused file gets its 4xx, not a reset (src/media/upload-body.ts).
   const drainBody = drainedUploadBody((config) => Math.max(config.MEDIA_IMAGE_MAX_BYTES, config.MEDIA_VIDEO_MAX_BYTES));
-  app.post("/api/posts/:post/media", authenticate, checkScope, drainBody, async (c) => {
+  app.post("/api/posts/:post/media", authorize, drainBody, async (c) => {
     const postId = c.req.param("post");
     if (!isUuid(postId)) throw notFound();
     const declared = declaredLength(c.req.header("Content-Length"));

@@ -4,6 +4,7 @@ import { authedRoute, jsonBody, ok } from "../openapi";
 import { CreatedWebhookEndpointSchema, CreateWebhookRequest } from "./schemas";
 
 const route = authedRoute({
+  area: "webhooks",
   method: "post",
   path: "/api/webhooks",
   operationId: "createWebhook",

@@ -4,6 +4,7 @@ import { authedRoute, noContent } from "../openapi";
 import { WebhookParam } from "./schemas";
 
 const route = authedRoute({
+  area: "webhooks",
   method: "delete",
   path: "/api/webhooks/{id}",
   operationId: "deleteWebhook",

@@ -4,6 +4,7 @@ import { authedRoute, ok } from "../openapi";
 import { WebhookEndpointSchema, WebhookParam } from "./schemas";
 
 const route = authedRoute({
+  area: "webhooks",
   method: "get",
   path: "/api/webhooks/{id}",
   operationId: "getWebhook",

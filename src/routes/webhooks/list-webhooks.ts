@@ -5,6 +5,7 @@ import { authedRoute, ok } from "../openapi";
 import { WebhookEndpointSchema } from "./schemas";
 
 const route = authedRoute({
+  area: "webhooks",
   method: "get",
   path: "/api/webhooks",
   operationId: "listWebhooks",

@@ -4,6 +4,7 @@ import { authedRoute, ErrorSchema, ok } from "../openapi";
 import { DeliveryParams, WebhookDeliverySchema } from "./schemas";
 
 const route = authedRoute({
+  area: "webhooks",
   method: "post",
   path: "/api/webhooks/{id}/deliveries/{delivery}/retry",
   operationId: "retryWebhookDelivery",

@@ -4,6 +4,7 @@ import { authedRoute, ErrorSchema, ok } from "../openapi";
 import { WebhookDeliverySchema, WebhookParam } from "./schemas";
 
 const route = authedRoute({
+  area: "webhooks",
   method: "post",
   path: "/api/webhooks/{id}/test",
   operationId: "testWebhook",

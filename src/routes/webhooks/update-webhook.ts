@@ -4,6 +4,7 @@ import { authedRoute, jsonBody, ok } from "../openapi";
 import { UpdateWebhookRequest, WebhookEndpointSchema, WebhookParam } from "./schemas";
 
 const route = authedRoute({
+  area: "webhooks",
   method: "put",
   path: "/api/webhooks/{id}",
   operationId: "updateWebhook",

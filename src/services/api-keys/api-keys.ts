@@ -71,23 +71,30 @@ export async function createApiKey(
 
   const now = ctx.now();
   const limit = liveKeyLimitFor(ctx.apiKeyScope);
+  // A key minted by a signed-in person (owner or admin) is a root key of the workspace, like the bootstrap's.
   const { row, plainToken } = await mintApiKey(ctx.workspaceId, input.name, expiresAt, now, {
     scope,
     parentKeyId: ctx.apiKeyId,
   });
+  const callerLive =
+    ctx.apiKeyId === null
+      ? sql`1`
+      : sql`EXISTS (SELECT 1 FROM api_keys WHERE id = ${ctx.apiKeyId} AND revoked_at IS NULL)`;
   const inserted = await ctx.db.run(sql`
     INSERT INTO api_keys (id, workspace_id, name, token_hash, last_used_at, expires_at, revoked_at, created_at, scope, parent_key_id)
     SELECT ${row.id}, ${row.workspaceId}, ${row.name}, ${row.tokenHash}, NULL, ${row.expiresAt}, NULL, ${row.createdAt}, ${row.scope}, ${row.parentKeyId}
-    WHERE EXISTS (SELECT 1 FROM api_keys WHERE id = ${ctx.apiKeyId} AND revoked_at IS NULL)
+    WHERE ${callerLive}
       AND (SELECT count(*) FROM api_keys
            WHERE workspace_id = ${ctx.workspaceId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))
           < ${limit}`);
   if (inserted.meta.changes === 0) {
-    const parent = await ctx.db
-      .select({ id: apiKeys.id })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.id, ctx.apiKeyId), isNull(apiKeys.revokedAt)))
-      .get();
+    const parent =
+      ctx.apiKeyId === null ||
+      (await ctx.db
+        .select({ id: apiKeys.id })
+        .from(apiKeys)
+        .where(and(eq(apiKeys.id, ctx.apiKeyId), isNull(apiKeys.revokedAt)))
+        .get());
     if (!parent)
       throw new AppError("unauthenticated", "Unauthenticated.", { headers: { "WWW-Authenticate": "Bearer" } });
     if (limit < API_KEYS_MAX_LIVE_PER_WORKSPACE)
@@ -147,19 +154,25 @@ function liveSubtreeQuery(ctx: WorkspaceContext, rootId: string) {
  * any other key only itself and the keys it minted, directly or not — so a delegated key can never revoke the
  * owner's keys.
  *
+ * A signed-in person reaches this only as an owner or admin (the `keys` area, src/services/people/roles.ts) and
+ * revokes like a root `full` key.
+ *
  * Round trips (issue 28): one read batch (the target's live subtree — empty when it is not a live key here —, the
  * caller's parent and the caller's live subtree) and one write, whatever the tree holds.
  */
 export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
+  const callerId = ctx.apiKeyId ?? "";
   const [tree, caller, callerTree] = await ctx.db.batch([
     liveSubtreeQuery(ctx, id),
-    ctx.db.select({ parentKeyId: apiKeys.parentKeyId }).from(apiKeys).where(eq(apiKeys.id, ctx.apiKeyId)),
-    liveSubtreeQuery(ctx, ctx.apiKeyId),
+    ctx.db.select({ parentKeyId: apiKeys.parentKeyId }).from(apiKeys).where(eq(apiKeys.id, callerId)),
+    liveSubtreeQuery(ctx, callerId),
   ]);
   const treeIds = tree.map((r) => r.id);
   // The root of a live subtree is live itself: absent means unknown, revoked or another workspace's.
   if (!treeIds.includes(id)) throw notFound();
-  const rootFull = ctx.apiKeyScope === "full" && caller[0] !== undefined && caller[0].parentKeyId === null;
+  const rootFull =
+    ctx.apiKeyScope === "full" &&
+    (ctx.apiKeyId === null || (caller[0] !== undefined && caller[0].parentKeyId === null));
   if (!rootFull && id !== ctx.apiKeyId && !callerTree.some((r) => r.id === id))
     throw new AppError("forbidden", "This API key may only revoke itself and the keys it minted.");
   await Promise.all(treeIds.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));

@@ -4,7 +4,7 @@ import { createDb } from "../../db/client";
 import { apiKeys } from "../../db/schema";
 import { setBounded } from "../../lib/bounded-map";
 import { sha256Hex } from "../../lib/crypto";
-import { takeApiKeyHits, workspaceThrottleId } from "../../lib/rate-limit";
+import { personThrottleId, takeApiKeyHits, workspaceThrottleId } from "../../lib/rate-limit";
 import { InFlight } from "../../lib/shared-wait";
 import type { ApiKeyScope } from "./scopes";
 import { countKeyRequest, dropKeyLease, type ThrottleResult } from "./throttle-leases";
@@ -141,6 +141,23 @@ export async function authenticateApiKey(
   remember(hash, key);
   touchLastUsed(ctx, key, now);
   return { key: { id: key.id, workspaceId: key.workspaceId, scope: key.scope, expiresAt: key.expiresAt }, window };
+}
+
+/**
+ * Counts one request of a signed-in person (throttle id `user:<id>`) against `API_RATE_LIMIT_PER_MINUTE`, and against
+ * the workspace's window like every key of the workspace: the same windows and leases as a key.
+ */
+export async function countPersonRequest(
+  ctx: ServiceContext,
+  userId: string,
+  workspaceId: string,
+): Promise<ThrottleResult> {
+  const now = ctx.now();
+  const [personWindow, workspaceWindow] = await Promise.all([
+    countKeyRequest(ctx.env, personThrottleId(userId), ctx.config.API_RATE_LIMIT_PER_MINUTE, now),
+    countKeyRequest(ctx.env, workspaceThrottleId(workspaceId), ctx.config.API_WORKSPACE_RATE_LIMIT_PER_MINUTE, now),
+  ]);
+  return bindingWindow(personWindow, workspaceWindow);
 }
 
 /**

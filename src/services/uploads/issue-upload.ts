@@ -31,7 +31,9 @@ export async function issueUpload(ctx: WorkspaceContext): Promise<IssuedUpload> 
     expiresUnix,
     ctx.workspaceId,
   );
-  await ctx.db.insert(signedUploadIssuers).values({ token, apiKeyId: ctx.apiKeyId, expiresAt: expiresUnix * 1000 });
+  // A URL issued to a signed-in person is judged by its signature and expiry alone (UPLOAD_URL_TTL_SECONDS).
+  if (ctx.apiKeyId !== null)
+    await ctx.db.insert(signedUploadIssuers).values({ token, apiKeyId: ctx.apiKeyId, expiresAt: expiresUnix * 1000 });
   return {
     upload_token: token,
     upload_url: url,
