@@ -33,7 +33,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Bootstrap a workspace and its first API key (Bearer ADMIN_TOKEN)
+         * Bootstrap a workspace, its first API key and optionally its first owner (Bearer ADMIN_TOKEN)
          * @description Answers 404 when the ADMIN_TOKEN secret is not set, 401 for a wrong token.
          */
         post: operations["createWorkspace"];
@@ -92,6 +92,157 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sign in with email and password (sets the session cookie)
+         * @description Throttled per client IP and per email (`SIGN_IN_TRIES_PER_MINUTE`, every attempt counts). A foreign `Origin` answers 403.
+         */
+        post: operations["signIn"];
+        /**
+         * Sign out: ends the session and clears the cookie
+         * @description With a session cookie the request must carry a same-origin `Origin` (403 otherwise).
+         */
+        delete: operations["signOut"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in person, their workspaces and the one this request acts in */
+        get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/members": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's members (owners and admins, or a full API key) */
+        get: operations["listMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/members/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a member from the workspace (their account stays; their other workspaces too) */
+        delete: operations["removeMember"];
+        options?: never;
+        head?: never;
+        /** Change a member's role */
+        patch: operations["updateMember"];
+        trace?: never;
+    };
+    "/api/invitations/lookup/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What an invitation is for (public: the token is the credential) */
+        get: operations["lookupInvitation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation: create your account (or sign in) and join, or join as the signed-in person
+         * @description With `password`: throttled like `POST /api/session`; sets the session cookie. Without: needs the session cookie and a same-origin `Origin`. The invitation is single use.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pending invitations (not used, withdrawn or expired), newest first */
+        get: operations["listInvitations"];
+        put?: never;
+        /**
+         * Invite someone by link (owners and admins, or a full API key)
+         * @description The answer's `url` (`<PUBLIC_URL>/app/invite#<token>`) is the invitation; hand it to the person. The token is shown this once. Only an owner invites owners.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/invitations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Withdraw a pending invitation; its link stops working at once */
+        delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
         patch?: never;
@@ -662,6 +813,16 @@ export interface components {
             workspace: components["schemas"]["Workspace"];
             token: components["schemas"]["ApiKey"];
             plain_token: string;
+            owner?: components["schemas"]["Person"];
+            /** @description With `owner` but no password: the link the owner signs up with (7 days). */
+            owner_invitation?: {
+                url: string;
+                /**
+                 * @description ISO 8601 with offset.
+                 * @example 2026-11-22T10:00:00+00:00
+                 */
+                expires_at: string;
+            };
         };
         Workspace: {
             /** Format: uuid */
@@ -705,12 +866,34 @@ export interface components {
              */
             scopes: ("read" | "publish" | "full")[];
         };
+        /** @description With `owner.password`: the owner, a member now. */
+        Person: {
+            /** @example 0b5c1e9e-8f5e-4a8f-9a4e-0c8f1f2d3e4a */
+            id: string;
+            /** @example ana@example.com */
+            email: string;
+            /** @example Ana */
+            name: string;
+        };
         CreateWorkspaceRequest: {
             /**
              * @description At most 255 characters.
              * @example Launch
              */
             name: string;
+            owner?: components["schemas"]["BootstrapOwner"];
+        };
+        /** @description The workspace's first owner. With `password` the person is created (an existing person with this email is added, their password unchanged) and can sign in at once; without, the answer carries an owner invitation link for them. */
+        BootstrapOwner: {
+            /** @example ana@example.com */
+            email: string;
+            /** @example Ana */
+            name?: string;
+            /**
+             * @description 8 to 128 characters.
+             * @example correct horse battery
+             */
+            password?: string;
         };
         DeadLetter: {
             /** @description The queue message id. */
@@ -743,6 +926,102 @@ export interface components {
         ReplayDeadLettersRequest: {
             /** @description Letters to replay; omitted: the oldest 100 not yet replayed. */
             ids?: string[];
+        };
+        SignedIn: {
+            user: components["schemas"]["Person"];
+            memberships: components["schemas"]["Membership"][];
+        };
+        Membership: {
+            workspace_id: string;
+            workspace_name: string;
+            role: components["schemas"]["MemberRole"];
+        };
+        /**
+         * @description owner and admin: everything (members, invitations, API keys, webhooks; only an owner makes or removes owners); editor: posts, media, labels, signatures, social accounts and connect links; viewer: read only.
+         * @enum {string}
+         */
+        MemberRole: "owner" | "admin" | "editor" | "viewer";
+        SignInRequest: {
+            /** @example ana@example.com */
+            email: string;
+            /** @example correct horse battery */
+            password: string;
+        };
+        Me: {
+            user: components["schemas"]["Person"];
+            memberships: components["schemas"]["Membership"][];
+            /** @description The workspace this request acts in: `X-Workspace-Id` when given, else the oldest membership; null without any. */
+            workspace_id: string | null;
+        };
+        Member: {
+            id: string;
+            user_id: string;
+            email: string;
+            name: string;
+            role: components["schemas"]["MemberRole"];
+            /**
+             * @description ISO 8601 with offset.
+             * @example 2026-11-22T10:00:00+00:00
+             */
+            created_at: string;
+        };
+        UpdateMemberRequest: {
+            role: components["schemas"]["MemberRole"];
+        };
+        InvitationLookup: {
+            workspace_name: string;
+            role: components["schemas"]["MemberRole"];
+            email: string | null;
+            /**
+             * @description ISO 8601 with offset.
+             * @example 2026-11-22T10:00:00+00:00
+             */
+            expires_at: string;
+        };
+        /** @description Signed in: `{token}` joins. Otherwise `{token, name, email, password}` creates the person (or signs in an existing one with their password) and joins. */
+        AcceptInvitationRequest: {
+            token: string;
+            /** @example Ana */
+            name?: string;
+            /** @example ana@example.com */
+            email?: string;
+            /**
+             * @description 8 to 128 characters.
+             * @example correct horse battery
+             */
+            password?: string;
+        };
+        CreatedInvitation: components["schemas"]["Invitation"] & {
+            /**
+             * @description The link to hand to the person: `<PUBLIC_URL>/app/invite#<token>`.
+             * @example https://publisher.example.com/app/invite#3q2-7wQ…
+             */
+            url: string;
+            /** @description The invitation's secret, shown this once (also in `url`). */
+            token: string;
+        };
+        Invitation: {
+            id: string;
+            role: components["schemas"]["MemberRole"];
+            /** @description Who it is meant for, if the inviter said (not enforced). */
+            email: string | null;
+            /**
+             * @description ISO 8601 with offset.
+             * @example 2026-11-22T10:00:00+00:00
+             */
+            expires_at: string;
+            /**
+             * @description ISO 8601 with offset.
+             * @example 2026-11-22T10:00:00+00:00
+             */
+            created_at: string;
+        };
+        CreateInvitationRequest: {
+            role: components["schemas"]["MemberRole"];
+            /** @example ana@example.com */
+            email?: string;
+            /** @description 1 to 720; default 168 (7 days). */
+            expires_in_hours?: number;
         };
         CreatedApiKey: {
             token: components["schemas"]["ApiKey"];
@@ -1599,6 +1878,8 @@ export interface components {
     parameters: {
         /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
         D1Bookmark: string;
+        /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+        WorkspaceId: string;
     };
     requestBodies: never;
     headers: {
@@ -1973,6 +2254,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -1999,7 +2282,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2009,7 +2292,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2049,7 +2332,1177 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signIn: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignInRequest"];
+            };
+        };
+        responses: {
+            /** @description Signed in: the person and their workspaces. */
+            200: {
+                headers: {
+                    /** @description `__Host-esp-session=<token>.<signature>; Max-Age=604800; Path=/; HttpOnly; Secure; SameSite=Lax` — 7 days, extended on use after a day. */
+                    "Set-Cookie"?: string;
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown email or wrong password (one message for both). */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A foreign `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many attempts from this address or for this email; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTH_SECRET is not set on this server. */
+            503: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    signOut: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    /** @description Clears the cookie. */
+                    "Set-Cookie"?: string;
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The workspace to act in (see `workspace_id`). */
+                "x-workspace-id"?: string;
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The person. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Me"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not signed in, or the session has ended (the cookie is cleared). */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `X-Workspace-Id` names a workspace the person is not a member of. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listMembers: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Members, oldest first. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"][];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removeMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: only an owner makes, changes or removes owners (an API key never does). */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The last owner cannot be demoted or removed. */
+            409: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateMember: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateMemberRequest"];
+            };
+        };
+        responses: {
+            /** @description The member with the new role. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Member"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not allowed: only an owner makes, changes or removes owners (an API key never does). */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The last owner cannot be demoted or removed. */
+            409: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    lookupInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path: {
+                /** @description The invitation token (the link's fragment). */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workspace and role it grants. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationLookup"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, used, withdrawn or expired (one message for all). */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description Joined: the person and all their workspaces. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedIn"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Without a password and not signed in; or an existing person's wrong password. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A foreign or missing `Origin` with the session cookie. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown, used, withdrawn or expired (one message for all). */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another request made this person at the same moment. */
+            409: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Too many sign-in attempts; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listInvitations: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Pending invitations. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invitation"][];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateInvitationRequest"];
+            };
+        };
+        responses: {
+            /** @description The invitation and its link. */
+            201: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedInvitation"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Resource id (UUID). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2077,6 +3530,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -2103,7 +3558,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2113,7 +3568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2153,7 +3608,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2181,6 +3636,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -2212,7 +3669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2222,7 +3679,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2262,7 +3719,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2290,6 +3747,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Resource id (UUID). */
@@ -2317,7 +3776,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2327,7 +3786,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2367,7 +3826,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2395,6 +3854,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -2421,7 +3882,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2431,7 +3892,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2471,7 +3932,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2499,6 +3960,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -2530,7 +3993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2540,7 +4003,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2580,7 +4043,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2608,6 +4071,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Resource id (UUID). */
@@ -2642,7 +4107,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2652,7 +4117,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2692,7 +4157,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2720,6 +4185,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Resource id (UUID). */
@@ -2747,7 +4214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2757,7 +4224,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2797,7 +4264,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2825,6 +4292,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -2851,7 +4320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2861,7 +4330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2901,7 +4370,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2929,6 +4398,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -2960,7 +4431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -2970,7 +4441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3010,7 +4481,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3038,6 +4509,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Resource id (UUID). */
@@ -3072,7 +4545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3082,7 +4555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3122,7 +4595,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3150,6 +4623,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Resource id (UUID). */
@@ -3177,7 +4652,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3187,7 +4662,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3227,7 +4702,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3255,6 +4730,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -3281,7 +4758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3291,7 +4768,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3331,7 +4808,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3359,6 +4836,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -3390,7 +4869,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3400,7 +4879,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3440,7 +4919,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3468,6 +4947,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -3494,7 +4975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3504,7 +4985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3544,7 +5025,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3572,6 +5053,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -3603,7 +5086,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3613,7 +5096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3653,7 +5136,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3681,6 +5164,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Resource id (UUID). */
@@ -3710,7 +5195,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3720,7 +5205,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3760,7 +5245,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3788,6 +5273,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Resource id (UUID). */
@@ -3815,7 +5302,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3825,7 +5312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3865,7 +5352,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3896,6 +5383,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -3922,7 +5411,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3932,7 +5421,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3972,7 +5461,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4000,6 +5489,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -4031,7 +5522,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4041,7 +5532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4081,7 +5572,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4109,6 +5600,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description The link's id: SHA-256 (hex) of its token, the only form in which the token is stored. */
@@ -4136,7 +5629,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4146,7 +5639,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4186,7 +5679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4320,6 +5813,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -4346,7 +5841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4356,7 +5851,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4396,7 +5891,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4426,6 +5921,8 @@ export interface operations {
                 "idempotency-key"?: string;
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -4457,7 +5954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4467,7 +5964,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4517,7 +6014,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4545,6 +6042,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Post id (UUID). */
@@ -4574,7 +6073,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4584,7 +6083,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4624,7 +6123,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4652,6 +6151,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Post id (UUID). */
@@ -4686,7 +6187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4696,7 +6197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4746,7 +6247,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4774,6 +6275,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Post id (UUID). */
@@ -4801,7 +6304,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4811,7 +6314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4861,7 +6364,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4889,6 +6392,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Post id (UUID). */
@@ -4918,7 +6423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4928,7 +6433,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4968,7 +6473,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -4996,6 +6501,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Post id (UUID). */
@@ -5025,7 +6532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5035,7 +6542,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5075,7 +6582,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5103,6 +6610,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Post id (UUID). */
@@ -5137,7 +6646,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5147,7 +6656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5187,7 +6696,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5225,6 +6734,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Post id (UUID). */
@@ -5259,7 +6770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5269,7 +6780,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5309,7 +6820,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5347,6 +6858,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Media id (UUID). */
@@ -5381,7 +6894,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5391,7 +6904,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5431,7 +6944,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5459,6 +6972,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -5490,7 +7005,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5500,7 +7015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5540,7 +7055,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5697,6 +7212,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -5723,7 +7240,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5733,7 +7250,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5773,7 +7290,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5801,6 +7318,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path?: never;
             cookie?: never;
@@ -5832,7 +7351,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5842,7 +7361,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5882,7 +7401,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5910,6 +7429,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Webhook endpoint id (UUID). */
@@ -5939,7 +7460,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5949,7 +7470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -5989,7 +7510,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6017,6 +7538,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Webhook endpoint id (UUID). */
@@ -6051,7 +7574,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6061,7 +7584,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6101,7 +7624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6129,6 +7652,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Webhook endpoint id (UUID). */
@@ -6156,7 +7681,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6166,7 +7691,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6206,7 +7731,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6234,6 +7759,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Webhook endpoint id (UUID). */
@@ -6263,7 +7790,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6273,7 +7800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6323,7 +7850,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6351,6 +7878,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Webhook endpoint id (UUID). */
@@ -6380,7 +7909,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6390,7 +7919,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6440,7 +7969,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6471,6 +8000,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Webhook endpoint id (UUID). */
@@ -6500,7 +8031,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6510,7 +8041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6550,7 +8081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6578,6 +8109,8 @@ export interface operations {
             header?: {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
             };
             path: {
                 /** @description Webhook endpoint id (UUID). */
@@ -6609,7 +8142,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing, malformed, unknown, revoked or expired API key. */
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6619,7 +8152,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The API key's scope does not allow this operation. */
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -6669,7 +8202,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Per-key throttle exceeded; see `Retry-After`. */
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
             429: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
