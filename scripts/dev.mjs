@@ -1,107 +1,219 @@
 #!/usr/bin/env node
-// `npm run dev`: local secrets on first run, local D1 migrations, the dashboard built into public/app (and rebuilt on
-// every change under web/, sdk/ or what they import), `wrangler dev` on 127.0.0.1:8787 with every binding emulated,
-// then a demo workspace whose API key is printed (created once, reused on later runs).
-import { spawn, spawnSync } from "node:child_process";
+// `npm run dev`: local secrets on first run, the dashboard built into public/app (and rebuilt on every change under
+// web/, sdk/ or what they import), the sandbox networks for every network without credentials in .dev.vars
+// (README "Local sandbox"), local D1 migrations, `wrangler dev` on 127.0.0.1:8787 with every binding emulated and
+// the cron fired each minute, then a demo workspace whose API key and owner sign-in are printed (created once,
+// reused on later runs). Ctrl-C stops everything.
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { DEFAULT_SANDBOX_PORT, ROOT, startStack } from "../sandbox/start.mjs";
 import { watchWeb } from "./build-web.mjs";
 
-const root = path.resolve(import.meta.dirname, "..");
 const host = process.env.HOST ?? "127.0.0.1";
 const port = Number(process.env.PORT ?? 8787);
+const sandboxPort = Number(process.env.SANDBOX_PORT ?? DEFAULT_SANDBOX_PORT + (port - 8787));
+const useSandbox = process.env.SANDBOX !== "0";
 const base = `http://${host}:${port}`;
-const stateDir = path.join(root, ".wrangler");
+// DEV_STATE_DIR (the tests): .dev.vars, the local state and the demo files there instead of the project's.
+const ownState = process.env.DEV_STATE_DIR;
+const devVarsFile = path.join(ownState ?? ROOT, ".dev.vars");
+const stateDir = ownState ?? path.join(ROOT, ".wrangler");
 const keyFile = path.join(stateDir, "demo-api-key.txt");
-const childEnv = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false" };
+const ownerFile = path.join(stateDir, "demo-owner.json");
+const generated = () => randomBytes(32).toString("base64");
 
+/** .dev.vars from the example on first run; later, secrets the example gained since (e.g. AUTH_SECRET) are added. */
 function ensureDevVars() {
-  const file = path.join(root, ".dev.vars");
-  if (existsSync(file)) return;
-  const example = readFileSync(path.join(root, ".dev.vars.example"), "utf8");
-  const filled = example
-    .replace(/=generate$/gm, () => `=${randomBytes(32).toString("base64")}`)
-    .replace(/^MEDIA_URL=.*$/m, `MEDIA_URL=${base}/media`)
-    .replace(/^PUBLIC_URL=.*$/m, `PUBLIC_URL=${base}`);
-  writeFileSync(file, filled, { mode: 0o600 });
-  console.log("[dev] created .dev.vars with fresh local secrets");
+  const example = readFileSync(path.join(ROOT, ".dev.vars.example"), "utf8");
+  if (!existsSync(devVarsFile)) {
+    const filled = example
+      .replace(/=generate$/gm, () => `=${generated()}`)
+      .replace(/^MEDIA_URL=.*$/m, `MEDIA_URL=${base}/media`)
+      .replace(/^PUBLIC_URL=.*$/m, `PUBLIC_URL=${base}`);
+    writeFileSync(devVarsFile, filled, { mode: 0o600 });
+    console.log("[dev] created .dev.vars with fresh local secrets");
+    return;
+  }
+  const current = readFileSync(devVarsFile, "utf8");
+  const missing = [...example.matchAll(/^([A-Z0-9_]+)=generate$/gm)]
+    .map((m) => m[1])
+    .filter((name) => !new RegExp(`^${name}=`, "m").test(current));
+  if (missing.length) {
+    const lines = missing.map((name) => `${name}=${generated()}`).join("\n");
+    writeFileSync(devVarsFile, `${current.replace(/\n*$/, "\n")}${lines}\n`, { mode: 0o600 });
+    console.log(`[dev] added fresh ${missing.join(", ")} to .dev.vars`);
+  }
 }
 
 function readDevVar(name) {
-  const line = readFileSync(path.join(root, ".dev.vars"), "utf8")
+  const line = readFileSync(devVarsFile, "utf8")
     .split("\n")
     .find((l) => l.startsWith(`${name}=`));
   return line ? line.slice(name.length + 1).trim() : "";
 }
 
-function applyMigrations() {
-  const res = spawnSync("wrangler", ["d1", "migrations", "apply", "DB", "--local"], {
-    cwd: root,
-    env: { ...childEnv, CI: "true" },
-    stdio: ["ignore", "pipe", "pipe"],
-    encoding: "utf8",
+/** A network is sandboxed when all its app credentials are empty in .dev.vars (Mastodon and Bluesky: always). */
+const withoutCredentials = (sandbox) =>
+  sandbox.networks.map((n) => n.key).filter((key) => sandbox.secretNames(key).every((name) => !readDevVar(name)));
+
+const api = (p, { method = "GET", key, body, headers = {} } = {}) =>
+  fetch(`${base}${p}`, {
+    method,
+    headers: {
+      ...(key ? { Authorization: `Bearer ${key}` } : {}),
+      ...(body ? { "Content-Type": "application/json" } : {}),
+      ...headers,
+    },
+    body: body ? JSON.stringify(body) : undefined,
   });
-  if (res.status !== 0) {
-    console.error(res.stdout, res.stderr);
-    process.exit(res.status ?? 1);
+
+function readOwner() {
+  try {
+    return JSON.parse(readFileSync(ownerFile, "utf8"));
+  } catch {
+    return null;
   }
-  console.log("[dev] local D1 migrations applied");
 }
 
-async function waitForHealth(child) {
-  for (let i = 0; i < 240; i++) {
-    if (child.exitCode !== null) process.exit(child.exitCode);
-    try {
-      const res = await fetch(`${base}/api/health`);
-      if (res.ok) return;
-    } catch {}
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("wrangler dev did not become ready within 60 s");
+function newOwner() {
+  const owner = {
+    email: "demo@example.com",
+    name: "Demo Owner",
+    password: randomBytes(12).toString("base64url"),
+  };
+  mkdirSync(stateDir, { recursive: true });
+  writeFileSync(ownerFile, `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
+  return owner;
 }
 
+/** Whether the owner can sign in (POST /api/session); null when this server has no sign-in. */
+async function canSignIn(owner) {
+  const res = await api("/api/session", { method: "POST", body: owner, headers: { Origin: base } });
+  if (res.status === 404 || res.status === 405) return null;
+  return res.ok;
+}
+
+/** The demo workspace's key: the one kept from an earlier run when it still works, else a new workspace with owner. */
 async function demoKey() {
   if (existsSync(keyFile)) {
     const key = readFileSync(keyFile, "utf8").trim();
-    const res = await fetch(`${base}/api/workspace`, { headers: { Authorization: `Bearer ${key}` } });
-    if (res.ok) return key;
+    const res = await api("/api/workspace", { key });
+    if (res.ok) return { key, created: false };
   }
-  const res = await fetch(`${base}/api/admin/workspaces`, {
+  const owner = readOwner() ?? newOwner();
+  const res = await api("/api/admin/workspaces", {
     method: "POST",
-    headers: { Authorization: `Bearer ${readDevVar("ADMIN_TOKEN")}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ name: "Demo workspace" }),
+    key: readDevVar("ADMIN_TOKEN"),
+    body: { name: "Demo workspace", owner },
   });
   if (res.status !== 201) throw new Error(`could not create the demo workspace: ${res.status} ${await res.text()}`);
   const { plain_token } = await res.json();
   mkdirSync(stateDir, { recursive: true });
   writeFileSync(keyFile, `${plain_token}\n`, { mode: 0o600 });
-  return plain_token;
+  return { key: plain_token, created: true };
+}
+
+/**
+ * The demo owner's sign-in. A demo workspace made before people could sign in has no owner: one is invited with
+ * the demo key and accepts at once (POST /api/invitations, POST /api/invitations/accept), so the workspace and
+ * its key stay. Returns {owner} or {unavailable: reason}.
+ */
+async function demoOwner(key) {
+  let owner = readOwner();
+  if (owner) {
+    const ok = await canSignIn(owner);
+    if (ok === null) return { unavailable: "this server has no sign-in yet" };
+    if (ok) return { owner };
+  }
+  owner = newOwner();
+  for (const role of ["owner", "admin"]) {
+    const invited = await api("/api/invitations", { method: "POST", key, body: { email: owner.email, role } });
+    if (invited.status === 404) return { unavailable: "this server has no invitations yet" };
+    if (!invited.ok) continue;
+    const body = await invited.json();
+    const token =
+      body.token ??
+      body.plain_token ??
+      String(body.url ?? "")
+        .split("/")
+        .pop();
+    const accepted = await api("/api/invitations/accept", {
+      method: "POST",
+      body: { token, name: owner.name, password: owner.password },
+      headers: { Origin: base },
+    });
+    if (accepted.ok && (await canSignIn(owner))) return { owner, role };
+  }
+  return { unavailable: "the demo owner could not be created (see the wrangler output above)" };
+}
+
+/** Fires the Worker's cron at the start of every minute, as Cloudflare does (wrangler dev does not by itself). */
+function tickEachMinute(stack) {
+  const next = () => setTimeout(tick, 60_000 - (Date.now() % 60_000) + 50);
+  const tick = async () => {
+    try {
+      await stack.cron();
+    } catch {
+      // wrangler is restarting or stopping
+    }
+    next();
+  };
+  next();
 }
 
 ensureDevVars();
-applyMigrations();
 // The first build is written before wrangler starts (it serves public/ as static assets); later ones as files change.
 const web = await watchWeb({ log: (line) => console.log(line.replace("[build:web]", "[dev] dashboard")) });
-const child = spawn("wrangler", ["dev", "--ip", host, "--port", String(port), ...process.argv.slice(2)], {
-  cwd: root,
-  env: childEnv,
+console.log(`[dev] ${useSandbox ? "starting the sandbox networks, " : ""}applying migrations, starting wrangler dev…`);
+const stack = await startStack({
+  host,
+  port,
+  sandbox: useSandbox,
+  sandboxPort,
+  sandboxKeys: withoutCredentials,
   stdio: "inherit",
-});
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", async (code) => {
+  ...(ownState ? { persistTo: path.join(ownState, "state") } : {}),
+  wranglerArgs: [...(ownState ? ["--env-file", devVarsFile] : []), ...process.argv.slice(2)],
+}).catch(async (err) => {
+  console.error(`[dev] ${err.message}`);
   await web.dispose();
-  process.exit(code ?? 0);
+  process.exit(1);
 });
+let stopping = false;
+const stop = async (code) => {
+  if (stopping) return;
+  stopping = true;
+  await Promise.all([stack.close(), web.dispose()]);
+  process.exit(code);
+};
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop(0));
+stack.child.on("exit", (code) => stop(code ?? 0));
+if (process.env.DEV_CRON !== "0") tickEachMinute(stack);
 
-await waitForHealth(child);
-const key = await demoKey();
+const { key } = await demoKey();
+const signIn = await demoOwner(key);
+const sandboxed = stack.sandbox ? stack.sandbox.networks.filter((n) => stack.sandboxed.includes(n.key)) : [];
+const real = stack.sandbox ? stack.sandbox.networks.filter((n) => !stack.sandboxed.includes(n.key)) : [];
+const lines = [
+  `  API ready on ${base}/api   (docs: ${base}/api/docs)`,
+  `  Dashboard: ${base}/app`,
+  signIn.owner
+    ? `    sign in as ${signIn.owner.email} / ${signIn.owner.password}   (kept in .wrangler/demo-owner.json)`
+    : `    sign-in: not available (${signIn.unavailable})`,
+  "  Demo workspace API key:",
+  `    ${key}`,
+  `  Try:  curl -H "Authorization: Bearer ${key}" ${base}/api/workspace`,
+];
+if (sandboxed.length) {
+  lines.push("  Sandbox networks (no credentials in .dev.vars; fill them in to use the real network):");
+  for (const n of sandboxed) lines.push(`    ${n.label.padEnd(9)} ${n.origin}   ${n.hint}`);
+}
+if (real.length) lines.push(`  Real networks (credentials in .dev.vars): ${real.map((n) => n.label).join(", ")}`);
+if (!useSandbox) lines.push("  Sandbox networks: off (SANDBOX=0)");
+lines.push("  The cron fires at the start of every minute (DEV_CRON=0 turns it off).");
 console.log(`
 ┌──────────────────────────────────────────────────────────────────────────────┐
-  Dashboard: ${base}/app
-  API ready on ${base}/api   (docs: ${base}/api/docs)
-  Demo workspace API key:
-    ${key}
-  Try:  curl -H "Authorization: Bearer ${key}" ${base}/api/workspace
+${lines.join("\n")}
 └──────────────────────────────────────────────────────────────────────────────┘
 `);
