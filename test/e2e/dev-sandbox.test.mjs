@@ -87,6 +87,7 @@ before(async () => {
   dev.stdout.on("data", keep);
   dev.stderr.on("data", keep);
   await waitFor(() => out.includes("└──") || dev.exitCode !== null, "the dev banner", 90_000);
+  assert.equal(dev.exitCode, null, `npm run dev exited:\n${out.slice(-3000)}`);
   banner = out.slice(out.lastIndexOf("┌──"));
   key = /Demo workspace API key:\s+(esp_\S+)/.exec(banner)?.[1];
   sandboxes = [...banner.matchAll(/^ {4}(\S+) +(http:\/\/127\.0\.0\.1:\d+) /gm)].map((m) => [m[1], m[2]]);
@@ -279,6 +280,7 @@ test("sandbox: connect X and Mastodon through their consent forms and Bluesky wi
 const SANDBOX_METRICS_OF_A_FIXED_TEXT = [7049, 379, 13, 48];
 
 test("Ctrl-C (SIGINT to the dev script only) stops wrangler and the sandbox too", async () => {
+  assert.equal(dev.exitCode, null, "npm run dev is still running");
   const exited = new Promise((r) => dev.once("exit", r));
   dev.kill("SIGINT");
   await exited;
