@@ -4,14 +4,24 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config";
 import { socialAccounts } from "../../src/db/schema";
 import { linkedInError as mapLinkedInError } from "../../src/platforms/linkedin/api";
+import { pinterestError } from "../../src/platforms/pinterest/transform";
+import { tiktokError } from "../../src/platforms/tiktok/transform";
+import { xError } from "../../src/platforms/x/api";
+import { youtubeError } from "../../src/platforms/youtube/transform";
 import { runAccountHealth } from "../../src/publishing/account-health";
 import { loadAccount, markTokenExpired } from "../../src/publishing/accounts";
 import { upsertAccounts } from "../../src/services/connect/upsert-accounts";
 import { decodeAccountSnapshot } from "../../src/services/webhooks/outbox";
+import { phoneMp4 } from "../media/videos";
 import { fakeFacebookGraph, type MetaGraphFake, metaPermissionError } from "../support/fakes/meta";
+import { fakePinterest, PINTEREST_SCOPE_MESSAGE } from "../support/fakes/pinterest";
+import { fakeTikTok, TIKTOK_SCOPE_NOT_AUTHORIZED } from "../support/fakes/tiktok";
+import { OAUTH1_PERMISSIONS } from "../support/fakes/x";
+import { fakeYouTube } from "../support/fakes/youtube";
 import { createTestWorkspace, type TestWorkspace, YMDHIS } from "../support/harness";
 import { createEndpoint, readEvents, receiver, recordingQueue, testContext } from "../webhooks/support";
-import { deliver, readRow, seedAccount, seedPost } from "./support";
+import { installFakes, seedXAccount } from "./platforms";
+import { deliver, readRow, seedAccount, seedMedia, seedPost } from "./support";
 
 /** Issue 29: account health (docs/account-health.md) — each state, its event once, and what rows do. */
 
@@ -30,6 +40,7 @@ const listed = async (ws: TestWorkspace, id: string) =>
     unknown
   >;
 const types = async (ws: TestWorkspace) => (await readEvents(ws.workspaceId)).map((e) => e.type);
+const xErrorOf = (res: Response) => xError(res, Date.now());
 const fmt = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
 
 /** A LinkedIn member connected without a refresh token (most apps: LinkedIn gives them to approved partners only). */
@@ -234,5 +245,155 @@ describe("account health: a permission the network took back", () => {
       Date.now(),
     );
     expect([denied.kind, denied.needsReconnect, duplicate.needsReconnect]).toEqual(["permanent", true, false]);
+  });
+});
+
+/**
+ * X, TikTok, Pinterest and YouTube (issue 29): each network's documented permission refusal marks the account
+ * `needs_reconnect` once, in the network's words; the row fails saying so and the account's next row fails at its
+ * time without calling the network. Each fake answers as its network does when the permission is missing.
+ */
+describe("account health: X, TikTok, Pinterest and YouTube permission refusals", () => {
+  interface Case {
+    name: string;
+    reason: string;
+    /** Installs the network's fake with the permission missing; returns its call log and how to remove it. */
+    install: () => { calls: () => number; stop: () => void };
+    seed: (ws: TestWorkspace) => Promise<string>;
+    contentType: string;
+    meta?: Record<string, unknown>;
+    media?: (ws: TestWorkspace) => Promise<string[]>;
+  }
+  const token = { access_token: "access-token", refresh_token: "refresh-token" };
+  const video = (ws: TestWorkspace) =>
+    seedMedia(ws, "video", { bytes: phoneMp4.bytes, width: 540, height: 960 }).then((id) => [id]);
+  const CASES: Case[] = [
+    {
+      name: "X 403 oauth1-permissions (token granted while the app could only read)",
+      reason: `X refused the post: ${OAUTH1_PERMISSIONS.detail}`,
+      install: () => {
+        const fakes = installFakes();
+        fakes.x.writeAccess = false;
+        return { calls: () => fakes.x.calls.length, stop: fakes.uninstall };
+      },
+      seed: (ws) => seedXAccount(ws),
+      contentType: "x_post",
+    },
+    {
+      name: "TikTok 401 scope_not_authorized (video.publish not granted)",
+      reason: `TikTok: ${TIKTOK_SCOPE_NOT_AUTHORIZED}`,
+      install: () => {
+        const fake = fakeTikTok({ withoutPublishScope: true });
+        return { calls: () => fake.calls.length, stop: fake.stop };
+      },
+      seed: (ws) => seedAccount(ws, { platform: "tiktok", credentials: token }),
+      contentType: "tiktok_video",
+      media: video,
+    },
+    {
+      name: "Pinterest 401 code 3 (token without pins:write)",
+      reason: `Pinterest: ${PINTEREST_SCOPE_MESSAGE}`,
+      install: () => {
+        const fake = fakePinterest({ withoutWriteScope: true });
+        return { calls: () => fake.calls.length, stop: fake.stop };
+      },
+      seed: (ws) => seedAccount(ws, { platform: "pinterest", credentials: token }),
+      contentType: "pinterest_pin",
+      meta: { board_id: "549755885175", title: "Pin" },
+      media: (ws) => seedMedia(ws, "image").then((id) => [id]),
+    },
+    {
+      name: "YouTube 403 insufficientPermissions (token without youtube.upload)",
+      reason: "YouTube: Request had insufficient authentication scopes.",
+      install: () => {
+        const fake = fakeYouTube({ uploadScope: false });
+        return { calls: () => fake.calls.length, stop: fake.stop };
+      },
+      seed: (ws) => seedAccount(ws, { platform: "youtube", credentials: token }),
+      contentType: "youtube_short",
+      media: video,
+    },
+  ];
+
+  let stop: (() => void) | undefined;
+  afterEach(() => {
+    stop?.();
+    stop = undefined;
+  });
+
+  it.each(CASES)("$name", async (c) => {
+    const fake = c.install();
+    stop = fake.stop;
+    const ws = await subscribed();
+    const accountId = await c.seed(ws);
+    const platform = c.contentType.startsWith("x_") ? "x" : c.contentType.split("_")[0]!;
+    const row = { accountId, platform, contentType: c.contentType, meta: c.meta };
+    const first = await seedPost(ws, { content: "first", rows: [row], mediaIds: c.media ? await c.media(ws) : [] });
+    const second = await seedPost(ws, { content: "second", rows: [row], mediaIds: c.media ? await c.media(ws) : [] });
+    const message = `The social account needs reconnecting: ${c.reason} Reconnect it, granting the permissions asked for.`;
+
+    await deliver(first.messages);
+    expect(await readRow(first.rowIds[0]!)).toMatchObject({ status: "failed", error_message: message });
+    expect(await listed(ws, accountId)).toMatchObject({
+      status: "connected",
+      health: "needs_reconnect",
+      health_reason: c.reason,
+    });
+    const calls = fake.calls();
+
+    await deliver(second.messages);
+    expect(await readRow(second.rowIds[0]!)).toMatchObject({ status: "failed", error_message: message });
+    expect(fake.calls()).toBe(calls);
+    expect(await types(ws)).toEqual(["account.needs_reconnect"]);
+  });
+
+  it("other refusals of these networks do not mark the account", () => {
+    const h = new Headers();
+    const x = (type: string, detail: string) =>
+      xErrorOf(new Response(JSON.stringify({ title: "Forbidden", status: 403, type, detail }), { status: 403 }));
+    const tiktok = (status: number, code: string) =>
+      tiktokError(status, { error: { code, message: "m", log_id: "l" } } as never, h, 0);
+    const pinterest = (status: number, code: number) => pinterestError(status, { code, message: "m" }, h, 0);
+    const youtube = (status: number, reason: string, call?: "comment") =>
+      youtubeError(status, { error: { code: status, message: "m", errors: [{ reason, message: "m" }] } }, h, 0, call);
+    return Promise.all([
+      x("about:blank", "You are not allowed to create a Tweet with duplicate content."),
+      x("https://api.twitter.com/2/problems/client-forbidden", "client-not-enrolled"),
+      x(
+        "https://api.twitter.com/2/problems/unsupported-authentication",
+        "Authenticating with OAuth 2.0 Application-Only is forbidden for this endpoint.",
+      ),
+    ]).then((xs) => {
+      expect(xs.map((e) => e.needsReconnect)).toEqual([false, false, true]);
+      expect(
+        [
+          tiktok(401, "access_token_invalid"),
+          tiktok(403, "spam_risk_too_many_posts"),
+          tiktok(401, "scope_permission_missed"),
+          pinterest(401, 2),
+          pinterest(403, 29),
+          pinterest(401, 3),
+          youtube(403, "quotaExceeded"),
+          youtube(403, "forbidden"),
+          youtube(401, "youtubeSignupRequired"),
+          youtube(403, "authenticatedUserAccountSuspended"),
+        ].map((e) => [e.kind, e.needsReconnect]),
+      ).toEqual([
+        ["auth", false],
+        ["permanent", false],
+        ["permanent", true],
+        ["auth", false],
+        ["permanent", false],
+        ["permanent", true],
+        ["transient", false],
+        ["permanent", false],
+        ["permanent", true],
+        ["permanent", true],
+      ]);
+      // A first comment without youtube.force-ssl keeps its own message (comment errors never mark the account).
+      expect(youtube(403, "insufficientPermissions", "comment").message).toMatch(
+        /^YouTube did not let this app comment/,
+      );
+    });
   });
 });

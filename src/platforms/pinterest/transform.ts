@@ -98,12 +98,22 @@ export function pinterestError(
   const platformMessage = (body?.message ?? "").trim();
   let kind: PlatformErrorKind;
   let message: string;
+  let needsReconnect = false;
   if (isTrialAccess(body)) {
     kind = "permanent";
     message = TRIAL_ACCESS_MESSAGE;
   } else if (status === 429) {
     kind = "transient";
     message = "Pinterest rate limit reached.";
+  } else if (status === 401 && body?.code === 3) {
+    // A token without the scope the call needs: 401 `{"code": 3, "message": "Your token does not have sufficient
+    // permissions to perform this operation. Please ensure your token is authorized with the correct set of
+    // scopes."}` (Pinterest's answer, github.com/pinterest/api-quickstart/issues/97; scopes:
+    // developers.pinterest.com/docs/getting-started/set-up-authentication-and-authorization/). Refreshing keeps the
+    // scopes, so the account needs a reconnect (docs/account-health.md), in Pinterest's words.
+    kind = "permanent";
+    needsReconnect = true;
+    message = `Pinterest: ${sentence(platformMessage || "the token lacks a permission this call needs")}`;
   } else if (status === 401) {
     kind = "auth";
     message = "The Pinterest access token is invalid or expired.";
@@ -117,6 +127,7 @@ export function pinterestError(
   return new PlatformError(kind, message, {
     status,
     retryAfterSeconds: kind === "transient" ? retryAfterSeconds(headers, nowMs) : undefined,
+    needsReconnect,
   });
 }
 

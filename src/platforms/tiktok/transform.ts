@@ -178,11 +178,18 @@ export function tiktokError(
   const code = body?.error?.code ?? "";
   const platformMessage = body?.error?.message?.trim() ?? "";
   let kind: PlatformErrorKind;
-  if (code === "rate_limit_exceeded" || status === 429) kind = "transient";
-  else if (code === "access_token_invalid" || code === "scope_not_authorized" || status === 401) kind = "auth";
+  // A scope the creator did not grant (or took back) — "The user did not authorize the scope required for completing
+  // this request. Please ask the user to authorize and then retry." (scope_not_authorized, 401) and
+  // scope_permission_missed (developers.tiktok.com/doc/tiktok-api-v2-error-handling): a token refresh keeps the same
+  // scopes, so it is no session problem but a reconnect (docs/account-health.md), in TikTok's words.
+  const needsReconnect = code === "scope_not_authorized" || code === "scope_permission_missed";
+  if (needsReconnect) kind = "permanent";
+  else if (code === "rate_limit_exceeded" || status === 429) kind = "transient";
+  else if (code === "access_token_invalid" || status === 401) kind = "auth";
   else if (code === "internal_error" || status >= 500) kind = "transient";
   else kind = "permanent";
   const message =
+    (needsReconnect && platformMessage ? `TikTok: ${sentenceOf(platformMessage)}` : undefined) ??
     PLAIN[code] ??
     (platformMessage
       ? `TikTok: ${/[.!?]$/.test(platformMessage) ? platformMessage : `${platformMessage}.`}`
@@ -193,8 +200,10 @@ export function tiktokError(
     kind === "transient" && (code === "rate_limit_exceeded" || status === 429)
       ? (retryAfterSeconds(headers, nowMs) ?? TIKTOK_DEFAULT_RETRY_SECONDS)
       : retryAfterSeconds(headers, nowMs);
-  return new PlatformError(kind, message, { status, retryAfterSeconds: retryAfter });
+  return new PlatformError(kind, message, { status, retryAfterSeconds: retryAfter, needsReconnect });
 }
+
+const sentenceOf = (s: string) => (/[.!?]$/.test(s) ? s : `${s}.`);
 
 /**
  * Parses a `status/fetch` body keeping `publicaly_available_post_id` exact: TikTok sends int64 numbers

@@ -42,6 +42,16 @@ export async function x<T>(actx: AdapterContext, call: XCall): Promise<T> {
 /** X's problem types for billing (docs.x.com/x-api/fundamentals/response-codes-and-errors; shapes as X sends them). */
 const CREDITS_DEPLETED = /\/problems\/credits-depleted$/;
 const USAGE_CAPPED = /\/problems\/usage-capped$/;
+/**
+ * 403s a reconnect heals (docs/account-health.md): `…/problems/unsupported-authentication` — the token is not a
+ * user-context token this endpoint takes (docs.x.com/x-api/fundamentals/response-codes-and-errors, "Error types";
+ * docs.x.com/fundamentals/authentication) — and `…/problems/oauth1-permissions`, "Your client app is not configured
+ * with the appropriate oauth1 app permissions for this endpoint.": the token was granted while the app could only
+ * read; after the app is set to "Read and write" the member must authorize it again (X's answer to POST /2/tweets as
+ * integrators quote it; the types list of the page above does not name it). Other 403s — duplicate content, a
+ * deleted parent, `client-forbidden` (the app's access tier, which a reconnect cannot change) — are not.
+ */
+const NEEDS_RECONNECT = /\/problems\/(unsupported-authentication|oauth1-permissions)$/;
 
 export const X_CREDITS_DEPLETED_MESSAGE =
   "X refused the request: the X developer account has no API credits left (HTTP 402, credits depleted). Add credits in the X Developer Console (console.x.com), then publish again; nothing was posted.";
@@ -89,7 +99,8 @@ export async function xError(res: Response, now: number): Promise<PlatformError>
   }
   if (res.status >= 500)
     return new PlatformError("transient", `X is unavailable (HTTP ${res.status}).`, { status: res.status });
-  return new PlatformError("permanent", `X refused the post: ${reason}`, { status: res.status });
+  const needsReconnect = res.status === 403 && NEEDS_RECONNECT.test(body?.type ?? "");
+  return new PlatformError("permanent", `X refused the post: ${reason}`, { status: res.status, needsReconnect });
 }
 
 /** Which 24-hour limit X says is spent (docs.x.com/x-api/fundamentals/rate-limits, `x-*-limit-24hour-*`). */

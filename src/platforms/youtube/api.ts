@@ -144,7 +144,8 @@ export class YouTubeComments {
       ...init,
       headers: { ...(init.headers as Record<string, string>), authorization: `Bearer ${this.accessToken}` },
     });
-    if (!res.ok) throw youtubeError(res.status, await readJson<GoogleErrorBody>(res), res.headers, this.ctx.now());
+    if (!res.ok)
+      throw youtubeError(res.status, await readJson<GoogleErrorBody>(res), res.headers, this.ctx.now(), "comment");
     const body = await readJson<T>(res);
     if (body === null)
       throw new PlatformError("transient", "YouTube returned an empty answer.", { status: res.status });

@@ -99,12 +99,26 @@ const PLAIN: Record<string, string> = {
   uploadLimitExceeded: "The YouTube channel has reached its daily upload limit.",
   youtubeSignupRequired: "This Google account has no YouTube channel: create one, then reconnect the account.",
   authError: "The YouTube access token is invalid or expired.",
-  insufficientPermissions:
+  commentInsufficientPermissions:
     "YouTube did not let this app comment: the channel was connected without the permission to manage comments (youtube.force-ssl). Reconnect the YouTube account and allow it to post comments.",
   commentsDisabled: "Comments are turned off on this YouTube video.",
   videoNotFound: "The YouTube video to comment on was not found.",
   invalid_credentials: "The YouTube access token is invalid or expired.",
 };
+
+/**
+ * Refusals a reconnect heals (docs/account-health.md), per developers.google.com/youtube/v3/docs/errors: a token
+ * without the scope the call needs (403 `insufficientPermissions`, "Request had insufficient authentication
+ * scopes."), a Google account without a channel (401 `youtubeSignupRequired`), the channel's YouTube account closed
+ * or suspended (403 `authenticatedUserAccountClosed` / `authenticatedUserAccountSuspended`). For a first comment the
+ * flag is harmless: comment errors never mark the account (the missing `youtube.force-ssl` keeps its own message).
+ */
+const NEEDS_RECONNECT = new Set([
+  "insufficientPermissions",
+  "youtubeSignupRequired",
+  "authenticatedUserAccountClosed",
+  "authenticatedUserAccountSuspended",
+]);
 
 /** Turns a Google JSON error (HTTP status + body) into a PlatformError. */
 export function youtubeError(
@@ -112,8 +126,10 @@ export function youtubeError(
   body: GoogleErrorBody | null,
   headers: Headers,
   nowMs: number,
+  call: "upload" | "comment" = "upload",
 ): PlatformError {
   const reasons = (body?.error?.errors ?? []).map((e) => e.reason ?? "");
+  const needsReconnect = reasons.some((r) => NEEDS_RECONNECT.has(r));
   // Google sometimes puts HTML links in messages: keep the words only.
   const googleMessage = (body?.error?.errors?.[0]?.message || body?.error?.message || "")
     .replace(/<[^>]*>/g, "")
@@ -125,8 +141,8 @@ export function youtubeError(
     retryAfter ??= secondsUntilQuotaReset(nowMs);
   } else if (reasons.includes("rateLimitExceeded") || reasons.includes("userRateLimitExceeded") || status === 429) {
     kind = "transient";
-  } else if (reasons.includes("youtubeSignupRequired")) {
-    // A token refresh cannot create a channel.
+  } else if (needsReconnect) {
+    // A token refresh cannot create a channel, nor add a scope.
     kind = "permanent";
   } else if (status === 401) {
     kind = "auth";
@@ -135,7 +151,13 @@ export function youtubeError(
   } else {
     kind = "permanent";
   }
-  const known = reasons.map((r) => PLAIN[r]).find((m) => m !== undefined);
+  const plain = (r: string) =>
+    r === "insufficientPermissions"
+      ? call === "comment"
+        ? PLAIN.commentInsufficientPermissions
+        : undefined // the upload's refusal in Google's words
+      : PLAIN[r];
+  const known = reasons.map(plain).find((m) => m !== undefined);
   const message =
     known ??
     (status === 401
@@ -146,6 +168,7 @@ export function youtubeError(
   return new PlatformError(kind, ensurePeriod(message), {
     status,
     retryAfterSeconds: kind === "transient" ? retryAfter : undefined,
+    needsReconnect,
   });
 }
 

@@ -157,8 +157,9 @@ describe("tiktokError", () => {
       401,
       "scope_not_authorized",
       "scope",
-      "auth",
-      "The TikTok account did not grant the permission to post videos.",
+      // A refresh keeps the scopes: a reconnect (docs/account-health.md), in TikTok's words.
+      "permanent",
+      "TikTok: scope.",
       undefined,
     ],
     [500, "internal_error", "Something went wrong", "transient", "TikTok had an internal error.", undefined],

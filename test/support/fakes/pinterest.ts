@@ -50,7 +50,15 @@ export interface PinterestFakeOptions {
    * apps create Pins through the API Sandbox, developers.pinterest.com/docs/developer-tools/sandbox/).
    */
   access?: "trial" | "standard";
+  /**
+   * The token lacks `pins:write` (the member connected before it was asked, or took it back): `POST /v5/pins` and
+   * `POST /v5/media` answer 401 code 3 (Pinterest's answer, github.com/pinterest/api-quickstart/issues/97).
+   */
+  withoutWriteScope?: boolean;
 }
+
+export const PINTEREST_SCOPE_MESSAGE =
+  "Your token does not have sufficient permissions to perform this operation. Please ensure your token is authorized with the correct set of scopes.";
 
 export function pinterestErrorResponse(
   status: number,
@@ -266,6 +274,13 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
 
     if (!authorized(request)) return pinterestErrorResponse(401, 2, "Authentication failed.");
 
+    if (
+      request.method === "POST" &&
+      (url.pathname === "/v5/pins" || url.pathname === "/v5/media") &&
+      opts.withoutWriteScope
+    ) {
+      return pinterestErrorResponse(401, 3, PINTEREST_SCOPE_MESSAGE);
+    }
     if (request.method === "POST" && url.pathname === "/v5/pins" && opts.access === "trial") {
       return pinterestErrorResponse(
         403,

@@ -69,7 +69,16 @@ export interface TikTokFakeOptions {
   /** Post id filled in on PUBLISH_COMPLETE (empty array when null, as for private posts). */
   postId?: string | null;
   initLimitPerMinute?: number;
+  /**
+   * The creator took back (or never granted) `video.publish`: every Content Posting call answers 401
+   * `scope_not_authorized`, "The user did not authorize the scope required for completing this request."
+   * (developers.tiktok.com/doc/tiktok-api-v2-error-handling).
+   */
+  withoutPublishScope?: boolean;
 }
+
+export const TIKTOK_SCOPE_NOT_AUTHORIZED =
+  "The user did not authorize the scope required for completing this request. Please ask the user to authorize and then retry.";
 
 /**
  * `fail_reason` for a pulled video TikTok refuses (Get Post Status reference). TikTok names no reason for size or
@@ -206,6 +215,10 @@ export function fakeTikTok(options: TikTokFakeOptions = {}) {
 
     const scripted = script.take(request);
     if (scripted) return scripted(request);
+
+    if (opts.withoutPublishScope && url.pathname.startsWith("/v2/post/publish/")) {
+      return tiktokErrorResponse(401, "scope_not_authorized", TIKTOK_SCOPE_NOT_AUTHORIZED);
+    }
 
     if (request.method === "POST" && url.pathname === SELF_PATHS.token) {
       const form = call.form ?? {};

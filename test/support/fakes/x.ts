@@ -57,6 +57,18 @@ export const CLIENT_NOT_ENROLLED = {
   type: "https://api.twitter.com/2/problems/client-forbidden",
 };
 
+/**
+ * X's answer to POST /2/tweets with a token granted while the app could only read (its permissions later set to
+ * "Read and write"; the member must authorize again): 403 problem `oauth1-permissions`, as X sends it (quoted by
+ * integrators; docs.x.com/x-api/fundamentals/response-codes-and-errors lists the problem-type format).
+ */
+export const OAUTH1_PERMISSIONS = {
+  title: "Forbidden",
+  status: 403,
+  detail: "Your client app is not configured with the appropriate oauth1 app permissions for this endpoint.",
+  type: "https://api.twitter.com/2/problems/oauth1-permissions",
+};
+
 export class FakeX extends ScriptedFake {
   readonly accessTokens = new Set(["x-access"]);
   readonly refreshTokens = new Set(["x-refresh"]);
@@ -74,6 +86,8 @@ export class FakeX extends ScriptedFake {
   processingFailure: string | null = null;
   /** False for access tiers that may post but not read (timeline and post lookup answer 403 client-not-enrolled). */
   readAccess = true;
+  /** False: the token was granted while the app could only read — POST /2/tweets answers 403 oauth1-permissions. */
+  writeAccess = true;
   timelineReads = 0;
   postsRead = 0;
   private nextId = 1800000000000000000n;
@@ -258,7 +272,10 @@ export class FakeX extends ScriptedFake {
       m.altText = text;
       return this.respond(200, { data: { id: m.id, associated_metadata: { alt_text: { text } } } });
     }
-    if (key === "POST /2/tweets") return this.createTweet(req);
+    if (key === "POST /2/tweets") {
+      if (!this.writeAccess) return this.respond(403, OAUTH1_PERMISSIONS);
+      return this.createTweet(req);
+    }
     const lookup = /^\/2\/tweets\/(\d+)$/.exec(url.pathname);
     if (req.method === "GET" && lookup) {
       if (!this.readAccess) return this.respond(403, CLIENT_NOT_ENROLLED);

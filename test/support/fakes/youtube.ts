@@ -56,6 +56,11 @@ export interface YouTubeFakeOptions {
    */
   forceSslScope?: boolean;
   /**
+   * Whether the access tokens carry `youtube.upload`. Without it `videos.insert` answers 403 insufficientPermissions
+   * ("Request had insufficient authentication scopes.", developers.google.com/youtube/v3/docs/errors).
+   */
+  uploadScope?: boolean;
+  /**
    * The Google Cloud project has not passed YouTube's API audit: "All videos uploaded via the videos.insert endpoint
    * from unverified API projects created after 28 July 2020 will be restricted to private viewing mode"
    * (developers.google.com/youtube/v3/docs/videos/insert, note at the top). Every video's `status.privacyStatus`
@@ -132,6 +137,7 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
     statistics: { viewCount: "15230", likeCount: "842", favoriteCount: "0", commentCount: "37" },
     noChannel: false,
     forceSslScope: true,
+    uploadScope: true,
     unauditedProject: false,
     ...options,
   };
@@ -229,6 +235,9 @@ export function fakeYouTube(options: YouTubeFakeOptions = {}) {
 
     if (request.method === "POST" && url.pathname === "/upload/youtube/v3/videos") {
       if (!authorized(request)) return unauthorized();
+      if (!opts.uploadScope) {
+        return googleErrorResponse(403, "insufficientPermissions", "Request had insufficient authentication scopes.");
+      }
       if (opts.noChannel) {
         return googleErrorResponse(401, "youtubeSignupRequired", "Unauthorized");
       }
