@@ -1,0 +1,35 @@
+import { isTimeZone } from "../lib/time-zone";
+
+/**
+ * The person's time zone: the one they picked (kept in this browser), else the browser's own. Times are typed and
+ * shown in it and sent to the API in UTC.
+ */
+const KEY = "esp.timezone";
+
+export function browserTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC";
+}
+
+export function preferredTimeZone(): string {
+  try {
+    const stored = window.localStorage.getItem(KEY);
+    if (stored && isTimeZone(stored)) return stored;
+  } catch {
+    // storage refused: the browser's zone
+  }
+  return browserTimeZone();
+}
+
+export function setPreferredTimeZone(zone: string) {
+  try {
+    window.localStorage.setItem(KEY, zone);
+  } catch {
+    // storage refused: the choice lasts for this page only
+  }
+}
+
+/** Every zone the browser knows, for a picker (the preferred one first if the list lacks it). */
+export function timeZones(current: string): string[] {
+  const all = typeof Intl.supportedValuesOf === "function" ? Intl.supportedValuesOf("timeZone") : [];
+  return all.includes(current) ? all : [current, ...all];
+}
