@@ -1,4 +1,5 @@
-// CPU profile of the API Worker's isolate under load: `node bench/http/profile.mjs [path]` (default /api/posts).
+// CPU profile of the API Worker's isolate under load: `node bench/http/profile.mjs [path] [POST]` (default
+// GET /api/posts; `/api/posts POST` creates the seeded create body in a workspace of its own).
 // Starts `wrangler dev` with an inspector on loopback, seeds like run.mjs, records a V8 CPU profile over an
 // autocannon run at one connection, and prints the isolate's busy time per request and its top functions by samples.
 // The profile is written to $TMPDIR/api.cpuprofile (open it in Chrome DevTools).
@@ -19,7 +20,9 @@ const app = await startWorker({
   env: { X_LOCAL_OBSERVABILITY: "false" }, // as in run.mjs: no local trace store
 });
 try {
-  const { key } = await seed(app.base);
+  const post = process.argv[3] === "POST";
+  const seeded = await seed(app.base, post ? { posts: 0 } : undefined);
+  const { key } = seeded;
   const [target] = await (await fetch(`http://127.0.0.1:${INSPECTOR_PORT}/json`)).json();
   // wrangler's inspector proxy only accepts its own DevTools origin.
   const ws = new WebSocket(target.webSocketDebuggerUrl, {
@@ -48,7 +51,8 @@ try {
     url: app.base + route,
     connections: 1,
     duration: 5,
-    headers: { Authorization: `Bearer ${key}` },
+    headers: { Authorization: `Bearer ${key}`, ...(post ? { "Content-Type": "application/json" } : {}) },
+    ...(post ? { method: "POST", body: JSON.stringify(seeded.createBody) } : {}),
   });
   const { profile } = await send("Profiler.stop");
   ws.close();

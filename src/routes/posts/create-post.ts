@@ -1,6 +1,11 @@
 import { z } from "@hono/zod-openapi";
-import { type CreatePostDraft, createPost, createPostReferenceErrors } from "../../services/posts/create-post";
-import { IDEMPOTENCY_HEADER, withIdempotency } from "../../services/posts/idempotency";
+import {
+  type CreatePostDraft,
+  createPost,
+  createPostOnce,
+  createPostReferenceErrors,
+} from "../../services/posts/create-post";
+import { IDEMPOTENCY_HEADER, idempotencyClaim } from "../../services/posts/idempotency";
 import type { App } from "../../types";
 import { authedRoute, ErrorSchema, jsonBody, ok } from "../openapi";
 import { oneRoundValidation } from "./one-round";
@@ -37,10 +42,7 @@ export function registerCreatePost(app: App) {
       const key = c.req.header(IDEMPOTENCY_HEADER);
       if (key === undefined) return c.json(await createPost(ctx, input), 201);
       // The validated input, not the raw body: fields the API ignores do not count, and nothing unbounded is walked.
-      const result = await withIdempotency(ctx, key, input, async () => ({
-        status: 201,
-        body: await createPost(ctx, input),
-      }));
+      const result = await createPostOnce(ctx, input, await idempotencyClaim(key, input));
       if (result.replayed) c.header("Idempotent-Replayed", "true");
       return c.json(result.body as z.infer<typeof PostSchema>, result.status as 201);
     },

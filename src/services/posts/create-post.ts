@@ -1,10 +1,19 @@
+import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
 import { insertJsonRows } from "../../db/json-params";
-import { postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
+import { type idempotencyRecords, postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
 import { ErrorBag, type FieldErrors } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { todayAtNineUtc } from "../../lib/time";
 import { type PostResource, presentPost } from "../../presenters/post";
+import {
+  afterLostRace,
+  type IdempotencyClaim,
+  readIdempotencyRecord,
+  recordStatements,
+  replayOf,
+  type StoredResponse,
+} from "./idempotency";
 import {
   type AccountRow,
   checkDistinct,
@@ -15,7 +24,10 @@ import {
   loadReferences,
   type MediaRow,
   parseScheduledAt,
+  type ReferenceIds,
   type References,
+  referenceReads,
+  referencesFrom,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
 import { applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
@@ -60,6 +72,7 @@ export async function checkCreatePost(
   ctx: WorkspaceContext,
   input: CreatePostDraft,
   bag: ErrorBag,
+  read: (ids: ReferenceIds) => Promise<References> = (ids) => loadReferences(ctx, ids),
 ): Promise<CreatePlan> {
   const now = ctx.now();
   const targets = input.platforms ?? [];
@@ -75,7 +88,7 @@ export async function checkCreatePost(
     targets.map((p) => p?.social_account_id),
     ".social_account_id",
   );
-  const refs = await loadReferences(ctx, {
+  const refs = await read({
     accountIds: targets.map((p) => p?.social_account_id),
     labelIds,
     mediaIds: [...mediaItems.map((m) => m?.id), ...threadMediaIds(targets)],
@@ -108,14 +121,39 @@ export async function createPostReferenceErrors(ctx: WorkspaceContext, draft: Cr
  *
  * Round trips (issue 28): one read (the reference checks, a batch of three statements) and one write batch of at most
  * four statements however many targets, media and labels (each child list is one `INSERT … SELECT … FROM
- * json_each(?)`). The answer is built from what was written and the rows the checks read — nothing is read back:
+ * json_each(?)`; an Idempotency-Key adds one statement to the read and two to the write: `createPostOnce`). The answer is built from what was written and the rows the checks read — nothing is read back:
  * far from the primary every sequential D1 call is a cross-region round trip. test/routes/round-trips.test.ts
  * shows the answer equals a later GET.
  */
 export async function createPost(ctx: WorkspaceContext, input: CreatePostInput): Promise<PostResource> {
+  return (await createPostOnce(ctx, input)).body as PostResource;
+}
+
+/**
+ * `createPost` with an `Idempotency-Key` (src/services/posts/idempotency.ts) in the same two round trips: the key's
+ * record is read with the reference checks, and the response is stored in the write batch with the post. A replay
+ * (or its 422/409) is answered from the read alone.
+ */
+export async function createPostOnce(
+  ctx: WorkspaceContext,
+  input: CreatePostInput,
+  claim?: IdempotencyClaim,
+): Promise<StoredResponse> {
   const now = ctx.now();
   const bag = new ErrorBag();
-  const plan = await checkCreatePost(ctx, input, bag);
+  let record: (typeof idempotencyRecords.$inferSelect)[] = [];
+  const plan = await checkCreatePost(ctx, input, bag, async (ids) => {
+    if (!claim) return loadReferences(ctx, ids);
+    const [accounts, labelRows, mediaRows, found] = await ctx.db.batch([
+      ...referenceReads(ctx, ids),
+      readIdempotencyRecord(ctx, claim),
+    ]);
+    record = found;
+    return referencesFrom([accounts, labelRows, mediaRows]);
+  });
+  // A stored response is the answer whatever the checks say now (they ran in the same round trip).
+  const replay = claim ? replayOf(record[0], claim, now) : null;
+  if (replay) return replay;
   bag.throwIfAny();
   const scheduledAt = input.scheduled_at === undefined ? todayAtNineUtc(now) : plan.scheduledAt;
 
@@ -151,29 +189,7 @@ export async function createPost(ctx: WorkspaceContext, input: CreatePostInput):
     };
   });
   const { mediaRows, labelRows } = plan;
-  await ctx.db.batch([
-    ctx.db.insert(posts).values(post),
-    insertJsonRows(ctx.db, postPlatforms, platformRows),
-    ...(mediaRows.length
-      ? [
-          insertJsonRows(
-            ctx.db,
-            postMedia,
-            mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
-          ),
-        ]
-      : []),
-    ...(labelRows.length
-      ? [
-          insertJsonRows(
-            ctx.db,
-            postLabels,
-            labelRows.map((l) => ({ postId, labelId: l.id })),
-          ),
-        ]
-      : []),
-  ]);
-  return presentPost(ctx, {
+  const body = presentPost(ctx, {
     post,
     platforms: platformRows.map((row, i) => ({
       row: { ...row, platformUrl: null, publishedAt: null, errorMessage: null, platformPostId: null, followUps: null },
@@ -184,6 +200,35 @@ export async function createPost(ctx: WorkspaceContext, input: CreatePostInput):
     // As the loader orders them: `ORDER BY l.name, l.created_at` (SQLite's BINARY collation: code point order).
     labels: [...labelRows].sort((a, b) => compareCodePoints(a.name, b.name) || a.createdAt - b.createdAt),
   });
+  try {
+    await ctx.db.batch([
+      ...(claim ? recordStatements(ctx, claim, record[0], 201, body) : []),
+      ctx.db.insert(posts).values(post),
+      insertJsonRows(ctx.db, postPlatforms, platformRows),
+      ...(mediaRows.length
+        ? [
+            insertJsonRows(
+              ctx.db,
+              postMedia,
+              mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
+            ),
+          ]
+        : []),
+      ...(labelRows.length
+        ? [
+            insertJsonRows(
+              ctx.db,
+              postLabels,
+              labelRows.map((l) => ({ postId, labelId: l.id })),
+            ),
+          ]
+        : []),
+    ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  } catch (err) {
+    if (!claim) throw err;
+    return afterLostRace(ctx, claim, err);
+  }
+  return { status: 201, body, replayed: false };
 }
 
 /** Code point order, as SQLite's BINARY collation compares UTF-8 text (JS `<` compares UTF-16 code units). */

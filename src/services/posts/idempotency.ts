@@ -1,18 +1,20 @@
-import { and, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, lte, or } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { idempotencyRecords } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { conflict, validationError } from "../../lib/errors";
-import { errorFields, log } from "../../lib/logger";
 
 /**
- * `Idempotency-Key` on POST /api/posts (decisions §6), per workspace:
- * - the first request INSERTs a claim row (response_status null) before doing anything, so of concurrent retries
- *   exactly one runs; the others get 409 while it is in flight;
- * - its 2xx response (status and body) is stored and replayed for the same key and the same body for 24 h;
+ * `Idempotency-Key` on POST /api/posts (decisions §6), per workspace, in the verb's own two round trips (issue 28):
+ * - the key's record is read in the verb's read batch; the response is stored in its write batch, in the same
+ *   transaction as the post, so a record is never left without the response of the post it created;
+ * - its 2xx response (status and body) is replayed for the same key and the same body for 24 h;
  * - the same key with another body: 422 `errors["Idempotency-Key"]`;
- * - a request that fails (422, 404, 500, …) releases the claim, so the corrected request can reuse the key;
- * - a claim left in flight for over a minute (the Worker died mid-request) may be taken over.
+ * - a request that fails (422, 404, 500, …) writes no record, so the corrected request can reuse the key;
+ * - of concurrent retries exactly one commits: the others' INSERT of the record fails on its primary key, their
+ *   batch rolls back, and they replay the winner's response (one more read, on that path only);
+ * - a record without a response (written in flight by an earlier version, which claimed first and stored the
+ *   response last) answers 409, and may be taken over after a minute (the Worker died mid-request).
  * "Same body" means the same validated input: key order, whitespace and fields the API ignores do not matter
  * (issue 21: the raw body is never walked, so a deeply nested ignored field cannot overflow the hash).
  */
@@ -53,88 +55,92 @@ export function checkIdempotencyKey(key: string): void {
     throw validationError({ [field]: [`The ${field} header must contain only visible ASCII characters.`] });
 }
 
-/** Runs `run` at most once per (workspace, key, body) within 24 h; replays its stored response otherwise. */
-export async function withIdempotency(
-  ctx: WorkspaceContext,
-  key: string,
-  body: unknown,
-  run: () => Promise<{ status: number; body: unknown }>,
-): Promise<StoredResponse> {
+/** A request's key and the hash of its validated input. */
+export interface IdempotencyClaim {
+  key: string;
+  requestHash: string;
+}
+
+type IdempotencyRecord = typeof idempotencyRecords.$inferSelect;
+
+/** Checks the key (422 when malformed) and hashes the validated input. */
+export async function idempotencyClaim(key: string, body: unknown): Promise<IdempotencyClaim> {
   checkIdempotencyKey(key);
-  const requestHash = await sha256Hex(canonicalJson(body));
-  const where = and(eq(idempotencyRecords.workspaceId, ctx.workspaceId), eq(idempotencyRecords.key, key));
+  return { key, requestHash: await sha256Hex(canonicalJson(body)) };
+}
 
-  let claimedAt: number | null = null;
-  for (let attempt = 0; attempt < 3 && claimedAt === null; attempt++) {
-    const now = ctx.now();
-    const inserted = await ctx.db
-      .insert(idempotencyRecords)
-      .values({
-        workspaceId: ctx.workspaceId,
-        key,
-        requestHash,
-        responseStatus: null,
-        responseBody: null,
-        createdAt: now,
-      })
-      .onConflictDoNothing()
-      .returning({ createdAt: idempotencyRecords.createdAt });
-    if (inserted.length) {
-      claimedAt = now;
-      break;
-    }
-    const existing = await ctx.db.select().from(idempotencyRecords).where(where).get();
-    if (!existing) continue; // released between our insert and read: try again
-    const expired = existing.createdAt <= now - IDEMPOTENCY_TTL_MS;
-    const abandoned = existing.responseStatus === null && existing.createdAt <= now - IDEMPOTENCY_IN_FLIGHT_STALE_MS;
-    if (expired || abandoned) {
-      // Take the old record over only if nobody else did first.
-      const taken = await ctx.db
-        .update(idempotencyRecords)
-        .set({ requestHash, responseStatus: null, responseBody: null, createdAt: now })
-        .where(and(where, eq(idempotencyRecords.createdAt, existing.createdAt)))
-        .returning({ createdAt: idempotencyRecords.createdAt });
-      if (taken.length) claimedAt = now;
-      continue;
-    }
-    if (existing.requestHash !== requestHash) throw validationError({ [IDEMPOTENCY_HEADER]: [MISMATCH_MESSAGE] });
-    if (existing.responseStatus === null) throw conflict(IN_FLIGHT_MESSAGE);
-    return { status: existing.responseStatus, body: JSON.parse(existing.responseBody ?? "null"), replayed: true };
-  }
-  if (claimedAt === null) throw conflict(IN_FLIGHT_MESSAGE);
+/** The key's record, for the verb's read batch. */
+export function readIdempotencyRecord(ctx: WorkspaceContext, claim: IdempotencyClaim) {
+  return ctx.db
+    .select()
+    .from(idempotencyRecords)
+    .where(and(eq(idempotencyRecords.workspaceId, ctx.workspaceId), eq(idempotencyRecords.key, claim.key)));
+}
 
-  const release = () =>
-    ctx.db
-      .delete(idempotencyRecords)
-      .where(and(where, eq(idempotencyRecords.createdAt, claimedAt!), isNull(idempotencyRecords.responseStatus)));
-  let result: { status: number; body: unknown };
-  try {
-    result = await run();
-  } catch (err) {
-    await release().catch((e) =>
-      log("error", "idempotency_release_failed", { request_id: ctx.requestId, ...errorFields(e) }),
-    );
-    throw err;
-  }
-  if (result.status >= 200 && result.status < 300) {
-    await ctx.db
-      .update(idempotencyRecords)
-      .set({ responseStatus: result.status, responseBody: JSON.stringify(result.body) })
-      .where(and(where, eq(idempotencyRecords.createdAt, claimedAt)));
-  } else {
-    await release();
-  }
-  // Housekeeping: this workspace's expired records.
-  ctx.waitUntil(
+/**
+ * What an existing record means for this request: its stored response to replay, a 422 (another body) or a 409
+ * (still in flight) thrown, or `null` when there is none or it may be taken over (expired, or a claim abandoned
+ * over a minute ago) — then the request runs, and `recordStatements` replaces it.
+ */
+export function replayOf(existing: IdempotencyRecord | undefined, claim: IdempotencyClaim, now: number) {
+  if (!existing) return null;
+  const expired = existing.createdAt <= now - IDEMPOTENCY_TTL_MS;
+  const abandoned = existing.responseStatus === null && existing.createdAt <= now - IDEMPOTENCY_IN_FLIGHT_STALE_MS;
+  if (expired || abandoned) return null;
+  if (existing.requestHash !== claim.requestHash) throw validationError({ [IDEMPOTENCY_HEADER]: [MISMATCH_MESSAGE] });
+  if (existing.responseStatus === null) throw conflict(IN_FLIGHT_MESSAGE);
+  return {
+    status: existing.responseStatus,
+    body: JSON.parse(existing.responseBody ?? "null") as unknown,
+    replayed: true,
+  } satisfies StoredResponse;
+}
+
+/**
+ * The statements that store the response in the verb's write batch, before its own writes: the workspace's expired
+ * records and the record being taken over (only if it is still the one read) are deleted, then the record is
+ * INSERTed with the response. The batch is one transaction, so the record commits with what the response describes
+ * or not at all: a request that fails leaves the key free, and of two concurrent requests with the same key the
+ * second INSERT fails on the primary key and rolls its whole batch back (the caller then reads the winner's record
+ * and replays it: `afterLostRace`).
+ */
+export function recordStatements(
+  ctx: WorkspaceContext,
+  claim: IdempotencyClaim,
+  taken: IdempotencyRecord | undefined,
+  status: number,
+  body: unknown,
+) {
+  const now = ctx.now();
+  const stale = lte(idempotencyRecords.createdAt, now - IDEMPOTENCY_TTL_MS);
+  return [
     ctx.db
       .delete(idempotencyRecords)
       .where(
         and(
           eq(idempotencyRecords.workspaceId, ctx.workspaceId),
-          lt(idempotencyRecords.createdAt, ctx.now() - IDEMPOTENCY_TTL_MS),
+          taken
+            ? or(stale, and(eq(idempotencyRecords.key, claim.key), eq(idempotencyRecords.createdAt, taken.createdAt)))
+            : stale,
         ),
-      )
-      .then(() => undefined),
-  );
-  return { ...result, replayed: false };
+      ),
+    ctx.db.insert(idempotencyRecords).values({
+      workspaceId: ctx.workspaceId,
+      key: claim.key,
+      requestHash: claim.requestHash,
+      responseStatus: status,
+      responseBody: JSON.stringify(body),
+      createdAt: now,
+    }),
+  ] as const;
+}
+
+/**
+ * The write batch failed: if another request stored a record under the key meanwhile (the primary key refused ours),
+ * its response is the answer (replayed, or 422/409 as `replayOf` says); otherwise the failure was ours.
+ */
+export async function afterLostRace(ctx: WorkspaceContext, claim: IdempotencyClaim, err: unknown) {
+  const replay = replayOf(await readIdempotencyRecord(ctx, claim).get(), claim, ctx.now());
+  if (!replay) throw err;
+  return replay;
 }

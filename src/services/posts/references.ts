@@ -22,13 +22,21 @@ export const attribute = (key: string) => key.replace(/_/g, " ");
  * (src/db/json-params.ts), so 100 targets, 50 labels and 35 media stay far inside D1's 100 parameters per statement.
  * Holes (`undefined`, items that failed the shape check) are skipped.
  */
-export async function loadReferences(
-  ctx: WorkspaceContext,
-  ids: { accountIds: (string | undefined)[]; labelIds: (string | undefined)[]; mediaIds: (string | undefined)[] },
-) {
+export async function loadReferences(ctx: WorkspaceContext, ids: ReferenceIds) {
+  return referencesFrom(await ctx.db.batch(referenceReads(ctx, ids)));
+}
+
+export interface ReferenceIds {
+  accountIds: (string | undefined)[];
+  labelIds: (string | undefined)[];
+  mediaIds: (string | undefined)[];
+}
+
+/** The three statements of `loadReferences`, for a caller that adds them to a read batch of its own. */
+export function referenceReads(ctx: WorkspaceContext, ids: ReferenceIds) {
   const ws = ctx.workspaceId;
   const present = (list: (string | undefined)[]) => [...new Set(list.filter((id): id is string => id !== undefined))];
-  const [accounts, labelRows, mediaRows] = await ctx.db.batch([
+  return [
     ctx.db
       .select()
       .from(socialAccounts)
@@ -41,7 +49,11 @@ export async function loadReferences(
       .select()
       .from(media)
       .where(and(inJsonArray(media.id, present(ids.mediaIds)), eq(media.workspaceId, ws))),
-  ]);
+  ] as const;
+}
+
+/** The rows `referenceReads` returned, by id. */
+export function referencesFrom([accounts, labelRows, mediaRows]: readonly [AccountRow[], LabelRow[], MediaRow[]]) {
   return {
     accounts: new Map(accounts.map((a) => [a.id, a])),
     labels: new Map(labelRows.map((l) => [l.id, l])),
@@ -49,7 +61,7 @@ export async function loadReferences(
   };
 }
 
-export type References = Awaited<ReturnType<typeof loadReferences>>;
+export type References = ReturnType<typeof referencesFrom>;
 
 /** A new target: the account exists here, is active and connected, and the content type fits its platform. */
 export function checkTarget(

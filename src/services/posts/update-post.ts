@@ -1,12 +1,13 @@
-import { and, asc, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { checkRowTexts } from "../../catalog/follow-ups";
 import type { RuleMedia } from "../../catalog/media-rules";
 import { checkMetaPatch } from "../../catalog/meta-fields";
-import type { AccountTextLimits } from "../../catalog/rules";
+import { type AccountTextLimits, accountTextLimits } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
-import { insertJsonRows, updateJsonRows } from "../../db/json-params";
+import { inJsonArray, insertJsonRows, updateJsonRows } from "../../db/json-params";
 import {
+  labels,
   media,
   type PostPlatformStatus,
   type PostStatus,
@@ -14,18 +15,18 @@ import {
   postMedia,
   postPlatforms,
   posts,
+  signatures,
+  socialAccounts,
 } from "../../db/schema";
 import { PLATFORM_META_MAX_BYTES, POST_TARGETS_MAX } from "../../lib/bounds";
 import { conflict, ErrorBag, type FieldErrors, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { errorFields, log } from "../../lib/logger";
-import type { PostResource } from "../../presenters/post";
+import { type PostResource, presentPost } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
-import { releaseUnreferencedMedia } from "../media/release-media";
-import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
-import { textLimitsByAccount } from "../social-accounts/mastodon-instance";
+import { deleteReleasedObjects, releaseOrphansStatement, stillUsedPathsStatement } from "../media/release-media";
 import { postEvent } from "../webhooks/outbox";
-import { postResourceQuery, presentPostQueryResult } from "./load-posts";
+import { compareCodePoints } from "./create-post";
 import {
   type AccountRow,
   attribute,
@@ -35,16 +36,14 @@ import {
   checkMedia,
   checkTarget,
   type LabelRow,
-  loadReferences,
   type MediaRow,
   parseScheduledAt,
+  type References,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
 import {
   appendSignature,
   applyRowTexts,
-  loadSignatures,
-  loadThreadMedia,
   type RowTextColumns,
   type RowTextsInput,
   threadForRules,
@@ -112,33 +111,101 @@ interface PlannedRow {
   isNew: boolean;
 }
 
-/** The post as read before the update: its row, its platform rows and its attached media (one batch). */
+/**
+ * Everything an update reads, as read in its one read round trip (`loadUpdateState`): the post, its platform rows,
+ * its attached media (full rows, in position order) and labels, and the rows the request names — the accounts it
+ * adds (with the accounts of the post's rows), the labels and media it names (with those the post and its threads
+ * show) and the signatures it applies. The checks and the answer are built from these; nothing is read again.
+ */
 export interface PostState {
   post: typeof posts.$inferSelect;
   rows: PlatformRow[];
-  /** Attached media in position order, with the columns the media rules read. */
-  attached: (RuleMedia & { id: string })[];
+  /** Attached media in position order. */
+  attached: MediaRow[];
+  /** The post's labels as it stands. */
+  labels: LabelRow[];
+  refs: References;
+  signatures: Map<string, string>;
 }
 
-/** Reads the post's state; 404 when absent or elsewhere, 422 when published, 409 while publishing. */
-export async function loadPostState(ctx: WorkspaceContext, postId: string): Promise<PostState> {
-  const [post, rows, attached] = await ctx.db.batch([
+/**
+ * Reads the post's state and every row the request names in ONE D1 batch (issue 28: far from the primary each
+ * sequential call is a cross-region round trip); 404 when the post is absent or elsewhere, 422 when published, 409
+ * while publishing. Each id list is one bound JSON array, so the batch is five statements (six with a signature)
+ * whatever the request holds.
+ */
+export async function loadUpdateState(
+  ctx: WorkspaceContext,
+  postId: string,
+  input: UpdatePostDraft,
+): Promise<PostState> {
+  const ws = ctx.workspaceId;
+  const present = (list: (string | undefined)[]) => [...new Set(list.filter((id): id is string => id !== undefined))];
+  const platformInputs = input.platforms ?? [];
+  const additions = platformInputs.filter((p) => p !== undefined && p.id === undefined);
+  const accountIds = present(additions.map((p) => p?.social_account_id));
+  const labelIds = present(input.label_ids ?? []);
+  const mediaIds = present([...(input.media ?? []).map((m) => m?.id), ...threadMediaIds(platformInputs)]);
+  const signatureIds = present([input.signature_id, ...platformInputs.map((p) => p?.signature_id)]);
+  const threadMediaOfPost = sql`SELECT tm.value FROM post_platforms pp, json_each(pp.thread) ti,
+    json_each(ti.value, '$.media') tm WHERE pp.post_id = ${postId} AND pp.thread IS NOT NULL`;
+  const signatureRead = ctx.db
+    .select({ id: signatures.id, content: signatures.content })
+    .from(signatures)
+    .where(and(inJsonArray(signatures.id, signatureIds), eq(signatures.workspaceId, ws)));
+  const [post, rows, accounts, labelRows, mediaRows, signatureRows] = await ctx.db.batch([
     ctx.db
       .select()
       .from(posts)
-      .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
+      .where(and(eq(posts.id, postId), eq(posts.workspaceId, ws))),
     ctx.db.select().from(postPlatforms).where(eq(postPlatforms.postId, postId)),
     ctx.db
-      .select({ id: media.id, ...RULE_MEDIA_COLUMNS })
-      .from(postMedia)
-      .innerJoin(media, eq(media.id, postMedia.mediaId))
-      .where(eq(postMedia.postId, postId))
-      .orderBy(asc(postMedia.position)),
+      .select()
+      .from(socialAccounts)
+      .where(
+        and(
+          eq(socialAccounts.workspaceId, ws),
+          or(
+            inJsonArray(socialAccounts.id, accountIds),
+            sql`${socialAccounts.id} IN (SELECT social_account_id FROM post_platforms WHERE post_id = ${postId})`,
+          ),
+        ),
+      ),
+    ctx.db
+      .select({ label: labels, onPost: postLabels.postId })
+      .from(labels)
+      .leftJoin(postLabels, and(eq(postLabels.labelId, labels.id), eq(postLabels.postId, postId)))
+      .where(and(eq(labels.workspaceId, ws), or(inJsonArray(labels.id, labelIds), isNotNull(postLabels.postId)))),
+    ctx.db
+      .select({ media, position: postMedia.position })
+      .from(media)
+      .leftJoin(postMedia, and(eq(postMedia.mediaId, media.id), eq(postMedia.postId, postId)))
+      .where(
+        and(
+          eq(media.workspaceId, ws),
+          or(inJsonArray(media.id, mediaIds), isNotNull(postMedia.postId), sql`${media.id} IN (${threadMediaOfPost})`),
+        ),
+      ),
+    ...(signatureIds.length ? [signatureRead] : []),
   ]);
   const postRow = post[0];
   if (!postRow) throw notFound();
   guardEditable(postRow.status);
-  return { post: postRow, rows, attached };
+  return {
+    post: postRow,
+    rows,
+    attached: mediaRows
+      .filter((m) => m.position !== null)
+      .sort((a, b) => a.position! - b.position!)
+      .map((m) => m.media),
+    labels: labelRows.filter((l) => l.onPost !== null).map((l) => l.label),
+    refs: {
+      accounts: new Map(accounts.map((a) => [a.id, a])),
+      labels: new Map(labelRows.map((l) => [l.label.id, l.label])),
+      media: new Map(mediaRows.map((m) => [m.media.id, m.media])),
+    },
+    signatures: new Map(((signatureRows ?? []) as { id: string; content: string }[]).map((r) => [r.id, r.content])),
+  };
 }
 
 export interface UpdatePlan {
@@ -153,29 +220,21 @@ export interface UpdatePlan {
 
 /**
  * Every check of an update, collected into `bag` (one round: references, transition, targets and the schedule
- * rules on the post as it will be). One batch of three statements whatever the request holds.
+ * rules on the post as it will be), on the state `loadUpdateState` read: no statement of its own.
  * `malformed` names the top-level fields that failed the shape check: they count as not sent, and the rules that
  * read them are skipped.
  */
-export async function checkUpdatePost(
+export function checkUpdatePost(
   ctx: WorkspaceContext,
   state: PostState,
   input: UpdatePostDraft,
   bag: ErrorBag,
   malformed: ReadonlySet<string> = new Set(),
-): Promise<UpdatePlan> {
+): UpdatePlan {
   const now = ctx.now();
-  const { post: postRow, rows, attached } = state;
+  const { post: postRow, rows, attached, refs, signatures: signatureTexts } = state;
   const postId = postRow.id;
   const platformInputs = input.platforms ?? [];
-  const additions = platformInputs.filter((p) => p !== undefined && p.id === undefined);
-  const refs = await loadReferences(ctx, {
-    accountIds: additions.map((p) => p?.social_account_id),
-    labelIds: input.label_ids ?? [],
-    mediaIds: [...(input.media ?? []).map((m) => m?.id), ...threadMediaIds(platformInputs)],
-  });
-  const signatureIds = [input.signature_id, ...platformInputs.map((p) => p?.signature_id)];
-  const signatureTexts = await loadSignatures(ctx, signatureIds);
 
   // status transition
   const target = input.status;
@@ -317,13 +376,10 @@ export async function checkUpdatePost(
       media: nextMedia,
       rows: enabledRows,
       indexOf: new Map(ordered.map((r, i) => [r.id, i])),
-      threadMedia: await loadThreadMedia(
-        ctx,
-        enabledRows.map((r) => r.thread),
-      ),
+      threadMedia: refs.media,
       skip: malformed,
       // Mastodon rows count against their instance's limit when it is known (docs/text-counting.md).
-      limits: await textLimitsByAccount(ctx, enabledRows),
+      limits: textLimitsOf(refs, enabledRows),
     });
   }
   if (target === "publishing" && enabledRows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
@@ -332,7 +388,7 @@ export async function checkUpdatePost(
 
 /**
  * The checks of an update alone, for a request that also has shape errors (one round, routes/posts/one-round.ts).
- * Throws like `loadPostState` when the post is absent or not editable.
+ * Throws like `loadUpdateState` when the post is absent or not editable.
  */
 export async function updatePostReferenceErrors(
   ctx: WorkspaceContext,
@@ -341,26 +397,29 @@ export async function updatePostReferenceErrors(
   malformed: ReadonlySet<string>,
 ): Promise<FieldErrors> {
   const bag = new ErrorBag();
-  await checkUpdatePost(ctx, await loadPostState(ctx, postId), draft, bag, malformed);
+  checkUpdatePost(ctx, await loadUpdateState(ctx, postId, draft), draft, bag, malformed);
   return bag.errors;
 }
 
 /**
  * PUT /posts/{post}. Validates everything against the post as it would be after the update (one round), then
- * writes:
- * 1. one conditional `UPDATE posts … WHERE status = <status read> RETURNING` — the claim. Of two concurrent
- *    requests only one passes it, so two `status=publishing` never both enqueue (the loser gets 409);
- * 2. the child writes (rows, media links, label links) in one batch — each kind one statement however many rows
- *    (`json_each`), so the batch stays at most eight statements at any request size;
+ * writes. Round trips (issue 28): one read batch (`loadUpdateState`) and one write batch, answered from what was read
+ * and written — nothing is read back:
+ * 1. one conditional `UPDATE posts … WHERE status = <status read> AND revision = <revision read>` — the claim. Of two
+ *    concurrent requests only one passes it, so two `status=publishing` never both enqueue (the loser gets 409); and
+ *    since every change to what the post shows moves its revision (migrations/0001_post_revisions.sql), a claim that
+ *    holds means the post is still exactly as read, so the answer built from the read and the writes is exact;
+ * 2. the child writes (rows, media links, label links), the `post.scheduled` event and the release of media no post
+ *    uses any more, in the same batch — each kind one statement however many rows (`json_each`);
  * 3. for `publishing`, one queue message per enabled row that is not published (failed rows reset to pending);
- * 4. releasing media no post uses any more.
+ * 4. the released media's R2 objects.
  */
 export async function updatePost(ctx: WorkspaceContext, postId: string, input: UpdatePostInput): Promise<PostResource> {
   const now = ctx.now();
-  const state = await loadPostState(ctx, postId);
+  const state = await loadUpdateState(ctx, postId, input);
   const { post: postRow, attached } = state;
   const bag = new ErrorBag();
-  const { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows } = await checkUpdatePost(
+  const { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows } = checkUpdatePost(
     ctx,
     state,
     input,
@@ -427,36 +486,61 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
         ),
       );
   }
+  // Media no longer attached anywhere (the post's list replaced, or a thread that named them replaced): released in
+  // the same batch, after the writes that detached them. Only media no post shows are released.
+  const kept = new Set((mediaRows ?? attached).map((m) => m.id));
+  const keptInThreads = new Set([...planned.values()].flatMap((p) => (p.row.thread ?? []).flatMap((t) => t.media)));
+  const detached = [
+    ...new Set([
+      ...(mediaRows ? attached.map((m) => m.id) : []),
+      ...state.rows.flatMap((r) => (r.thread ?? []).flatMap((t) => t.media)),
+    ]),
+  ].filter((id) => !kept.has(id) && !keptInThreads.has(id));
+  const detachedPaths = [...new Set(detached.flatMap((id) => state.refs.media.get(id)?.path ?? []))];
+  const release = detached.length
+    ? [releaseOrphansStatement(ctx, detached), stillUsedPathsStatement(ctx, detachedPaths)]
+    : [];
 
-  // 2. the claim and the child writes in one D1 batch (one transaction): the conditional UPDATE claims the post
-  // only from a status this edit may start from; if it changed nothing (another request moved the post first), the
-  // next statement fails on purpose (json() of a non-JSON string) and the whole batch rolls back, so no child
-  // write can land on a post that another request has just sent to publishing.
+  // 2. the claim and the child writes in one D1 batch (one transaction): the conditional UPDATE claims the post only
+  // from the status and revision read; if it changed nothing (another request moved or changed the post first), the
+  // next statement fails on purpose (json() of a non-JSON string) and the whole batch rolls back, so no child write
+  // can land on a post that another request has just changed or sent to publishing.
   const allowedFrom = target ? FROM[target].filter((s) => s === postRow.status) : [postRow.status];
+  const postFields = {
+    status: nextStatus,
+    ...(input.content !== undefined || input.signature_id !== undefined ? { content: nextContent } : {}),
+    ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
+    updatedAt: now,
+  };
   const claim = ctx.db
     .update(posts)
-    // Only the fields this request sets, so a concurrent edit of another field is not overwritten with what we read.
-    .set({
-      status: nextStatus,
-      ...(input.content !== undefined || input.signature_id !== undefined ? { content: nextContent } : {}),
-      ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
-      updatedAt: now,
-    })
-    .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId), inArray(posts.status, allowedFrom)));
+    .set(postFields)
+    .where(
+      and(
+        eq(posts.id, postId),
+        eq(posts.workspaceId, ctx.workspaceId),
+        inArray(posts.status, allowedFrom),
+        eq(posts.revision, postRow.revision),
+      ),
+    );
   const claimHeld = ctx.db.run(sql`SELECT CASE WHEN changes() = 0 THEN json('claim lost') ELSE 1 END`);
-  let answer: Parameters<typeof presentPostQueryResult>[1];
+  // post.scheduled goes after the child writes, so its snapshot shows the post as this request leaves it.
+  const event = target === "scheduled" ? [postEvent(ctx, "post.scheduled", postId)] : [];
+  let released: { path: string }[] = [];
+  let stillUsed: { path: string }[] = [];
   try {
-    // post.scheduled goes last, so its snapshot shows the post as this request leaves it. The answer is read as the
-    // batch's last statement, in the write's own round trip (issue 28): what this request wrote, nothing later.
-    const event = target === "scheduled" ? [postEvent(ctx, "post.scheduled", postId)] : [];
-    const results = await ctx.db.batch([claim, claimHeld, ...writes, ...event, postResourceQuery(ctx, postId)] as [
+    const results = await ctx.db.batch([claim, claimHeld, ...writes, ...event, ...release] as [
       BatchItem<"sqlite">,
       ...BatchItem<"sqlite">[],
     ]);
-    answer = results.at(-1) as typeof answer;
+    if (release.length) [released, stillUsed] = results.slice(-2) as [{ path: string }[], { path: string }[]];
   } catch (err) {
-    const again = await ctx.db.select({ status: posts.status }).from(posts).where(eq(posts.id, postId)).get();
-    if (again && allowedFrom.includes(again.status)) throw err;
+    const again = await ctx.db
+      .select({ status: posts.status, revision: posts.revision })
+      .from(posts)
+      .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId)))
+      .get();
+    if (again && allowedFrom.includes(again.status) && again.revision === postRow.revision) throw err;
     if (again) guardEditable(again.status);
     throw conflict(CHANGED_MESSAGE);
   }
@@ -479,16 +563,42 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     }
   }
 
-  // 4. media no longer attached anywhere (the post's list replaced, or a thread that named them replaced)
-  const kept = new Set((mediaRows ?? attached).map((m) => m.id));
-  const keptInThreads = new Set([...planned.values()].flatMap((p) => (p.row.thread ?? []).flatMap((t) => t.media)));
-  const detached = [
-    ...(mediaRows ? attached.map((m) => m.id) : []),
-    ...state.rows.flatMap((r) => (r.thread ?? []).flatMap((t) => t.media)),
-  ].filter((id) => !kept.has(id) && !keptInThreads.has(id));
-  // Only media no post shows are released: the answer read above stays exact.
-  if (detached.length > 0) await releaseUnreferencedMedia(ctx, [...new Set(detached)]);
-  return presentPostQueryResult(ctx, answer);
+  // 4. the released media's objects
+  if (released.length)
+    await deleteReleasedObjects(
+      ctx,
+      released.map((r) => r.path),
+      stillUsed,
+    );
+
+  // The answer: the post as read, with what this request wrote (the claim held, so nothing else changed it).
+  const media = state.refs.media;
+  return presentPost(ctx, {
+    post: { ...postRow, ...postFields },
+    platforms: [...planned.values()]
+      .map((p) => p.row)
+      .sort((a, b) => a.position - b.position || a.createdAt - b.createdAt)
+      .flatMap((row) => {
+        // As the loader joins them: a row shows with its account (rows go with a deleted account).
+        const account = state.refs.accounts.get(row.socialAccountId);
+        const ids = new Set((row.thread ?? []).flatMap((item) => item.media));
+        return account ? [{ row, account, itemMedia: [...ids].flatMap((id) => media.get(id) ?? []) }] : [];
+      }),
+    media: mediaRows ?? attached,
+    labels: [...(labelRows ?? state.labels)].sort(
+      (a, b) => compareCodePoints(a.name, b.name) || a.createdAt - b.createdAt,
+    ),
+  });
+}
+
+/** Mastodon rows' limits from their instance, as stored on the account (docs/text-counting.md). */
+function textLimitsOf(refs: References, rows: readonly PlatformRow[]): Map<string, AccountTextLimits> {
+  const out = new Map<string, AccountTextLimits>();
+  for (const row of rows) {
+    const limits = accountTextLimits(row.platform, refs.accounts.get(row.socialAccountId)?.meta);
+    if (limits) out.set(row.socialAccountId, limits);
+  }
+  return out;
 }
 
 /** A row's merged `meta` must stay small (bounds.ts): it is stored per row and sent with every publish. */
