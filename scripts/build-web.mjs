@@ -140,9 +140,12 @@ export async function watchWeb({ log = console.log } = {}) {
         name: "page",
         setup(build) {
           // Files of an earlier build are removed, so they do not pile up.
+          let last = "";
           build.onEnd((result) => {
             if (result.errors.length > 0 || !result.metafile) return;
-            log(describe(sync(result)));
+            const line = describe(sync(result));
+            if (line !== last) log(line);
+            last = line;
           });
         },
       },

@@ -1,3 +1,4 @@
+import { useEffect, useState } from "preact/hooks";
 import { isTimeZone } from "../lib/time-zone";
 
 /**
@@ -20,12 +21,29 @@ export function preferredTimeZone(): string {
   return browserTimeZone();
 }
 
+const listeners = new Set<(zone: string) => void>();
+let chosen: string | null = null;
+
 export function setPreferredTimeZone(zone: string) {
+  chosen = zone;
   try {
     window.localStorage.setItem(KEY, zone);
   } catch {
     // storage refused: the choice lasts for this page only
   }
+  for (const l of listeners) l(zone);
+}
+
+/** The preferred zone and a setter; every component using it re-renders when it changes (calendar, lists). */
+export function useTimeZone(): [string, (zone: string) => void] {
+  const [zone, setZone] = useState(() => chosen ?? preferredTimeZone());
+  useEffect(() => {
+    listeners.add(setZone);
+    return () => {
+      listeners.delete(setZone);
+    };
+  }, []);
+  return [zone, setPreferredTimeZone];
 }
 
 /** Every zone the browser knows, for a picker (the preferred one first if the list lacks it). */

@@ -1,24 +1,369 @@
 import { useEffect, useState } from "preact/hooks";
-import { errorMessage, type Schema } from "../../sdk/index";
+import { errorMessage, fieldErrors, type Schema } from "../../sdk/index";
 import { api } from "../api";
+import { LabelChip } from "../components/label-chip";
+import { MetricsChart } from "../components/metrics-chart";
+import { NetworkIcon, networkName } from "../components/network";
 import { ErrorState, Loading } from "../components/states";
+import { StatusBadge } from "../components/status";
+import { useTimeZone } from "../components/time-zone-pref";
+import { formatApiTime, formatTime } from "../lib/format";
+import { utcToZoned, zonedToUtc } from "../lib/time-zone";
+import { Link } from "../router";
 import type { PageProps } from "../routes";
+import { canEdit } from "../session";
+import { useSession } from "../session-context";
+
+type Post = Schema<"Post">;
+type Row = Schema<"PostPlatform">;
+type MetricsEntry = Schema<"MetricsEntry">;
+
+/** Metrics answers are cached for 5 minutes per row by the server: asking sooner returns the same numbers. */
+const METRICS_TTL_MS = 5 * 60_000;
+/** While rows are publishing, the page reads the post again this often. */
+const PUBLISHING_POLL_MS = 10_000;
+
+const EDITABLE = new Set(["draft", "scheduled", "failed", "partially_published"]);
+
+function RowState({ row }: { row: Row }) {
+  if (!row.enabled) return <p class="muted small">Turned off for this post: not published.</p>;
+  if (row.status === "failed")
+    return (
+      <p class="row-error">
+        {row.error_message ?? "The network refused the post."} Not tried again by itself: retry the failed networks
+        below.
+      </p>
+    );
+  if (row.status === "publishing")
+    return row.error_message ? (
+      <p class="row-warning">
+        {row.error_message} The network is tried again automatically (the wait grows with each try, up to 5 tries).
+      </p>
+    ) : (
+      <p class="muted small">Being published now.</p>
+    );
+  if (row.status === "pending") return <p class="muted small">Waits for the post's scheduled time.</p>;
+  return null;
+}
 
 export default function PostDetailPage({ params }: PageProps) {
-  const [post, setPost] = useState<Schema<"Post"> | null>(null);
-  const [error, setError] = useState<string | null>(null);
+  const { membership } = useSession();
+  const editable = canEdit(membership.role);
+  const [timeZone] = useTimeZone();
+  const id = params.id ?? "";
+  const [post, setPost] = useState<Post | null>(null);
+  const [error, setError] = useState<{ status: number; message: string } | null>(null);
+  const [reload, setReload] = useState(0);
+  const [metrics, setMetrics] = useState<MetricsEntry[] | null>(null);
+  const [metricsError, setMetricsError] = useState<string | null>(null);
+  const [metricsAt, setMetricsAt] = useState<number | null>(null);
+  const [when, setWhen] = useState("");
+  const [whenError, setWhenError] = useState<string | null>(null);
+  const [action, setAction] = useState<{ busy: boolean; message: string | null; error: string | null }>({
+    busy: false,
+    message: null,
+    error: null,
+  });
+
   useEffect(() => {
-    void api.GET("/api/posts/{post}", { params: { path: { post: params.id ?? "" } } }).then(({ data, error }) => {
-      if (data) setPost(data);
-      else setError(errorMessage(error, "The post could not be loaded."));
+    let live = true;
+    void api.GET("/api/posts/{post}", { params: { path: { post: id } } }).then(({ data, error: failed, response }) => {
+      if (!live) return;
+      if (data) {
+        setPost(data);
+        setError(null);
+        setWhen(utcToZoned(data.scheduled_at, timeZone) ?? "");
+      } else setError({ status: response.status, message: errorMessage(failed, "The post could not be loaded.") });
     });
-  }, [params.id]);
-  if (error) return <ErrorState message={error} />;
-  if (!post) return <Loading />;
+    return () => {
+      live = false;
+    };
+  }, [id, reload, timeZone]);
+
+  // Rows still publishing: read the post again until they settle.
+  useEffect(() => {
+    if (!post?.platforms.some((r) => r.enabled && r.status === "publishing")) return;
+    const timer = window.setTimeout(() => setReload((n) => n + 1), PUBLISHING_POLL_MS);
+    return () => window.clearTimeout(timer);
+  }, [post]);
+
+  const published = post?.platforms.some((r) => r.status === "published") ?? false;
+  async function loadMetrics() {
+    setMetricsError(null);
+    const { data, error: failed } = await api.GET("/api/posts/{post}/metrics", { params: { path: { post: id } } });
+    if (data) {
+      setMetrics(data.platforms);
+      setMetricsAt(Date.now());
+    } else setMetricsError(errorMessage(failed, "The metrics could not be loaded."));
+  }
+  useEffect(() => {
+    if (published && metrics === null) void loadMetrics();
+  }, [published]);
+  // Re-render when a refresh of the metrics becomes possible, so the button turns on by itself.
+  const [, setTick] = useState(0);
+  useEffect(() => {
+    if (metricsAt === null) return;
+    const timer = window.setTimeout(() => setTick((n) => n + 1), metricsAt + METRICS_TTL_MS - Date.now() + 100);
+    return () => window.clearTimeout(timer);
+  }, [metricsAt]);
+
+  async function update(body: Schema<"UpdatePostRequest">, done: string) {
+    setAction({ busy: true, message: null, error: null });
+    const { data, error: failed } = await api.PUT("/api/posts/{post}", { params: { path: { post: id } }, body });
+    if (data) {
+      setPost(data);
+      setAction({ busy: false, message: done, error: null });
+      return true;
+    }
+    const fields = fieldErrors(failed);
+    const first = Object.values(fields)[0]?.[0];
+    setAction({ busy: false, message: null, error: first ?? errorMessage(failed, "The post could not be changed.") });
+    return false;
+  }
+
+  async function reschedule(e: Event) {
+    e.preventDefault();
+    setWhenError(null);
+    const at = zonedToUtc(when, timeZone);
+    if (at === null) {
+      setWhenError("Enter a date and a time.");
+      return;
+    }
+    setAction({ busy: true, message: null, error: null });
+    const { data, error: failed } = await api.PUT("/api/posts/{post}", {
+      params: { path: { post: id } },
+      body: { scheduled_at: at },
+    });
+    if (data) {
+      setPost(data);
+      setAction({ busy: false, message: `Scheduled for ${formatApiTime(data.scheduled_at, timeZone)}.`, error: null });
+    } else {
+      setAction({ busy: false, message: null, error: null });
+      setWhenError(fieldErrors(failed).scheduled_at?.[0] ?? errorMessage(failed, "The time could not be changed."));
+    }
+  }
+
+  if (error)
+    return (
+      <section>
+        <h1>Post</h1>
+        <ErrorState
+          title={error.status === 404 ? "This post is not here" : "The post could not be loaded"}
+          message={
+            error.status === 404
+              ? "It may have been deleted, or it belongs to another workspace. Pick one from the list of posts."
+              : error.message
+          }
+          onRetry={error.status === 404 ? undefined : () => setReload((n) => n + 1)}
+        >
+          <p>
+            <Link to="/posts">All posts</Link>
+          </p>
+        </ErrorState>
+      </section>
+    );
+  if (!post) return <Loading label="Loading the post…" />;
+
+  const rows = post.platforms;
+  const failedRows = rows.filter((r) => r.enabled && r.status === "failed").length;
+  const canChange = editable && EDITABLE.has(post.status);
+  const nextMetrics = metricsAt === null ? null : metricsAt + METRICS_TTL_MS;
+
   return (
-    <section>
+    <section class="post-detail">
+      <p class="small">
+        <Link to="/posts">← All posts</Link>
+      </p>
       <h1>Post</h1>
-      <p>{post.content}</p>
+      <div class="post-summary">
+        <p>
+          <StatusBadge status={post.status} />{" "}
+          {post.status === "published" || post.status === "partially_published"
+            ? `Published ${formatApiTime(post.published_at, timeZone)}`
+            : post.status === "draft"
+              ? `Not scheduled yet; planned for ${formatApiTime(post.scheduled_at, timeZone)}`
+              : `Scheduled for ${formatApiTime(post.scheduled_at, timeZone)}`}{" "}
+          <span class="muted small">({timeZone})</span>
+        </p>
+        {post.labels.length > 0 && (
+          <p>
+            {post.labels.map((l) => (
+              <LabelChip key={l.id} name={l.name} color={l.color} />
+            ))}
+          </p>
+        )}
+        <blockquote class="post-content">{post.content || <span class="muted">(no text)</span>}</blockquote>
+        {post.media.length > 0 && (
+          <ul class="media-strip">
+            {post.media.map((m) => (
+              <li key={m.id}>
+                {m.type === "image" ? (
+                  <img src={m.url} alt={m.alt ?? ""} width={96} height={96} loading="lazy" />
+                ) : (
+                  <span class="media-video">Video: {m.original_filename}</span>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+
+      {canChange && (
+        <div class="post-actions">
+          <form class="reschedule" onSubmit={reschedule} noValidate>
+            <div class="field">
+              <label for="post-when">Scheduled time ({timeZone})</label>
+              <input
+                id="post-when"
+                type="datetime-local"
+                value={when}
+                aria-invalid={whenError ? "true" : undefined}
+                aria-describedby={whenError ? "post-when-error" : undefined}
+                onInput={(e) => setWhen(e.currentTarget.value)}
+              />
+              {whenError && (
+                <p id="post-when-error" class="field-error" role="alert">
+                  {whenError}
+                </p>
+              )}
+            </div>
+            <button type="submit" class="button" disabled={action.busy}>
+              {post.status === "scheduled" ? "Reschedule" : "Schedule"}
+            </button>
+          </form>
+          <div class="toolbar">
+            {failedRows > 0 ? (
+              <button
+                type="button"
+                class="button button-primary"
+                disabled={action.busy}
+                onClick={() =>
+                  void update({ status: "publishing" }, `Publishing again to ${failedRows} failed network(s).`)
+                }
+              >
+                Retry the failed networks ({failedRows})
+              </button>
+            ) : (
+              (post.status === "draft" || post.status === "scheduled") && (
+                <button
+                  type="button"
+                  class="button button-primary"
+                  disabled={action.busy}
+                  onClick={() => void update({ status: "publishing" }, "Publishing now.")}
+                >
+                  Publish now
+                </button>
+              )
+            )}
+            {post.status === "scheduled" && (
+              <button
+                type="button"
+                class="button"
+                disabled={action.busy}
+                onClick={() => void update({ status: "draft" }, "Unscheduled: the post is a draft again.")}
+              >
+                Unschedule
+              </button>
+            )}
+          </div>
+          {action.message && (
+            <p class="notice" role="status">
+              {action.message}
+            </p>
+          )}
+          {action.error && (
+            <p class="field-error" role="alert">
+              {action.error}
+            </p>
+          )}
+        </div>
+      )}
+
+      <h2>Networks</h2>
+      <div class="table-scroll">
+        <table class="table">
+          <thead>
+            <tr>
+              <th scope="col">Network</th>
+              <th scope="col">Status</th>
+              <th scope="col">On the network</th>
+              <th scope="col">Details</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((row) => (
+              <tr key={row.id}>
+                <td>
+                  <NetworkIcon platform={row.platform} withName />
+                  <br />
+                  <span class="small muted">
+                    {row.social_account.display_name} @{row.social_account.username}
+                  </span>
+                </td>
+                <td>
+                  <StatusBadge status={row.enabled ? row.status : "draft"} />
+                </td>
+                <td>
+                  {row.platform_url ? (
+                    <a href={row.platform_url} target="_blank" rel="noopener noreferrer">
+                      View on {networkName(row.platform)}
+                    </a>
+                  ) : (
+                    <span class="muted">—</span>
+                  )}
+                  {row.published_at && <span class="small muted"> {formatApiTime(row.published_at, timeZone)}</span>}
+                </td>
+                <td>
+                  <RowState row={row} />
+                  {row.thread && row.thread.length > 0 && (
+                    <p class="small">
+                      Thread: {row.thread.filter((t) => t.status === "published").length} of {row.thread.length}{" "}
+                      published
+                      {row.thread.find((t) => t.error_message)?.error_message
+                        ? ` — ${row.thread.find((t) => t.error_message)?.error_message}`
+                        : ""}
+                    </p>
+                  )}
+                  {row.first_comment && (
+                    <p class="small">
+                      First comment: {row.first_comment.status}
+                      {row.first_comment.error_message ? ` — ${row.first_comment.error_message}` : ""}
+                    </p>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      <h2>Metrics</h2>
+      {!published ? (
+        <p class="muted">Metrics appear once the post is published on a network.</p>
+      ) : metricsError ? (
+        <ErrorState message={metricsError} onRetry={() => void loadMetrics()} />
+      ) : metrics === null ? (
+        <Loading label="Loading metrics…" />
+      ) : (
+        <>
+          <MetricsChart entries={metrics} />
+          <p class="small muted">
+            {metricsAt !== null && `Read at ${formatTime(metricsAt, timeZone)}. `}
+            The networks' numbers are cached for 5 minutes.{" "}
+            <button
+              type="button"
+              class="button"
+              disabled={nextMetrics !== null && Date.now() < nextMetrics}
+              onClick={() => void loadMetrics()}
+            >
+              Refresh metrics
+            </button>
+            {nextMetrics !== null &&
+              Date.now() < nextMetrics &&
+              ` (possible after ${formatTime(nextMetrics, timeZone)})`}
+          </p>
+        </>
+      )}
     </section>
   );
 }
