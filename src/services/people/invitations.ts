@@ -1,6 +1,6 @@
 import { and, desc, eq, gt, isNull, sql } from "drizzle-orm";
 import type { ServiceContext, WorkspaceContext } from "../../context";
-import { invitations, type MemberRole, workspaces } from "../../db/schema";
+import { invitations, type MemberRole, workspaceMembers, workspaces } from "../../db/schema";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, notFound } from "../../lib/errors";
 import { formatIso } from "../../lib/time";
@@ -137,11 +137,27 @@ export async function consumeInvitation(ctx: ServiceContext, token: string, user
       .set({ acceptedAt: now, acceptedByUserId: userId })
       .where(and(eq(invitations.tokenHash, hash), pending(now)))
       .returning({ id: invitations.id }),
-    ctx.db.run(sql`
-      INSERT INTO workspace_members (id, workspace_id, user_id, role, created_at)
-      SELECT ${crypto.randomUUID()}, workspace_id, ${userId}, role, ${now} FROM invitations
-      WHERE token_hash = ${hash} AND accepted_by_user_id = ${userId} AND accepted_at = ${now}
-      ON CONFLICT (workspace_id, user_id) DO NOTHING`),
+    ctx.db
+      .insert(workspaceMembers)
+      .select(
+        ctx.db
+          .select({
+            id: sql<string>`${crypto.randomUUID()}`.as("id"),
+            workspaceId: invitations.workspaceId,
+            userId: sql<string>`${userId}`.as("user_id"),
+            role: invitations.role,
+            createdAt: sql<number>`${now}`.as("created_at"),
+          })
+          .from(invitations)
+          .where(
+            and(
+              eq(invitations.tokenHash, hash),
+              eq(invitations.acceptedByUserId, userId),
+              eq(invitations.acceptedAt, now),
+            ),
+          ),
+      )
+      .onConflictDoNothing({ target: [workspaceMembers.workspaceId, workspaceMembers.userId] }),
   ]);
   return claimed.length > 0;
 }
