@@ -41,7 +41,9 @@ export const api = createClient({
 });
 api.use({
   onResponse({ response, request }) {
-    if (response.status === 401 && !new URL(request.url).pathname.startsWith("/api/session")) onSignedOut();
+    // Sign-in and the start-up question (who is signed in?) handle their own 401.
+    const path = new URL(request.url).pathname;
+    if (response.status === 401 && path !== "/api/session" && path !== "/api/me") onSignedOut();
     return response;
   },
 });

@@ -17,11 +17,14 @@ type Boot =
 
 const TITLE = "Edge Social Publisher";
 
-/** The workspace to act in: the one picked before if the person still belongs to it, else the first membership. */
+/**
+ * The workspace to act in: the one picked before if the person still belongs to it, else the one the server chose
+ * (their oldest membership), else the first.
+ */
 function pickWorkspace(me: Me): string | null {
   const stored = currentWorkspaceId();
   if (stored && me.memberships.some((m) => m.workspace_id === stored)) return stored;
-  return me.memberships[0]?.workspace_id ?? null;
+  return me.workspace_id ?? me.memberships[0]?.workspace_id ?? null;
 }
 
 function Pages() {

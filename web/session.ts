@@ -1,54 +1,46 @@
+import { errorMessage, type Schema } from "../sdk/index";
+import { api, setWorkspaceId } from "./api";
+
 /**
- * Sign-in, the signed-in person and sign-out: `POST /api/session`, `GET /api/me`, `DELETE /api/session` (the routes
- * of the auth work, COMMON contract). TEMPORARY: until those routes are in the served document (and so in
- * sdk/schema.d.ts), these three calls are written against the agreed contract here; once they land, this file calls
- * them through `api` like every other page (npm run sdk:generate) and these types come from the SDK.
+ * Sign-in, the signed-in person and sign-out through the SDK: `POST /api/session` (sets the HttpOnly session cookie,
+ * which this code never sees), `GET /api/me`, `DELETE /api/session`.
  */
-export type Role = "owner" | "admin" | "editor" | "viewer";
-
-export interface Membership {
-  workspace_id: string;
-  workspace_name: string;
-  role: Role;
-}
-
-export interface Me {
-  person: { id?: string; email?: string; name?: string | null };
-  memberships: Membership[];
-}
+export type Role = Schema<"MemberRole">;
+export type Membership = Schema<"Membership">;
+export type Me = Schema<"Me">;
 
 export type Result<T> = { ok: true; data: T } | { ok: false; status: number; message: string };
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<Result<T>> {
-  let res: Response;
+const UNREACHABLE = "The server could not be reached. Check your connection and try again.";
+
+async function settle<T>(
+  call: Promise<{ data?: T; error?: unknown; response: Response }>,
+  fallback: string,
+): Promise<Result<T>> {
   try {
-    res = await fetch(path, {
-      method,
-      credentials: "same-origin",
-      headers: body === undefined ? {} : { "Content-Type": "application/json" },
-      body: body === undefined ? null : JSON.stringify(body),
-    });
+    const { data, error, response } = await call;
+    if (response.ok) return { ok: true, data: data as T };
+    return { ok: false, status: response.status, message: errorMessage(error, `${fallback} (${response.status})`) };
   } catch {
-    return { ok: false, status: 0, message: "The server could not be reached. Check your connection and try again." };
+    return { ok: false, status: 0, message: UNREACHABLE };
   }
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
-  if (res.ok) return { ok: true, data: parsed as T };
-  const message =
-    parsed && typeof parsed === "object" && "message" in parsed && typeof parsed.message === "string"
-      ? parsed.message
-      : `The server answered ${res.status}.`;
-  return { ok: false, status: res.status, message };
 }
 
-export const signIn = (email: string, password: string) => call<unknown>("POST", "/api/session", { email, password });
-export const signOut = () => call<unknown>("DELETE", "/api/session");
-export const fetchMe = () => call<Me>("GET", "/api/me");
+export const signIn = (email: string, password: string) =>
+  settle(api.POST("/api/session", { body: { email, password } }), "Signing in failed.");
+
+export const signOut = () => settle(api.DELETE("/api/session"), "Signing out failed.");
+
+/**
+ * The person and their memberships. The workspace picked earlier in this browser is asked for (X-Workspace-Id); if
+ * the person no longer belongs to it (403), the question is asked again without it.
+ */
+export async function fetchMe(): Promise<Result<Me>> {
+  const first = await settle(api.GET("/api/me"), "Your account could not be read.");
+  if (first.ok || first.status !== 403) return first;
+  setWorkspaceId(null);
+  return settle(api.GET("/api/me"), "Your account could not be read.");
+}
 
 /** Owners and admins manage members, keys and webhooks; editors change posts, media, labels, accounts; viewers read. */
 export const canEdit = (role: Role | undefined) => role === "owner" || role === "admin" || role === "editor";

@@ -62,7 +62,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
         </Link>
         <WorkspaceSwitcher />
         <div class="person">
-          <span class="person-name">{me.person.name || me.person.email}</span>
+          <span class="person-name">{me.user.name || me.user.email}</span>
           <span class="role-badge">{membership.role}</span>
           <button type="button" class="button button-quiet" onClick={signOut}>
             Sign out
