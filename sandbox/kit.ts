@@ -90,6 +90,9 @@ export interface ShownPost {
   media?: number;
 }
 
+/** A post page that knows only the id (a fake that keeps no text the sandbox can read). */
+export const idOnly = (id: string): ShownPost => ({ id, text: "(published through the sandbox)" });
+
 /**
  * The network's post pages (where the stored links point, POST_LINK_ORIGINS): `match` finds a post id in a page
  * path. A post this sandbox run does not hold (an earlier run, or a real account's link) is sent on to the real
@@ -98,14 +101,15 @@ export interface ShownPost {
 export function postPages(o: {
   label: string;
   author: string;
-  match: (pathname: string) => string | null;
+  /** The post id a page URL names, or null when the URL is no post page. */
+  match: (url: URL) => string | null;
   find: (id: string) => ShownPost | undefined;
   realOrigin?: string;
 }): MaybeHandler {
   return (req) => {
     const url = new URL(req.url);
     if (req.method !== "GET") return null;
-    const id = o.match(url.pathname);
+    const id = o.match(url);
     if (id === null) return null;
     const post = o.find(id);
     if (!post) {

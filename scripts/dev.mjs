@@ -76,12 +76,8 @@ function readOwner() {
   }
 }
 
-function newOwner() {
-  const owner = {
-    email: "demo@example.com",
-    name: "Demo Owner",
-    password: randomBytes(12).toString("base64url"),
-  };
+function newOwner(email = "demo@example.com") {
+  const owner = { email, name: "Demo Owner", password: randomBytes(12).toString("base64url") };
   mkdirSync(stateDir, { recursive: true });
   writeFileSync(ownerFile, `${JSON.stringify(owner, null, 2)}\n`, { mode: 0o600 });
   return owner;
@@ -89,7 +85,8 @@ function newOwner() {
 
 /** Whether the owner can sign in (POST /api/session); null when this server has no sign-in. */
 async function canSignIn(owner) {
-  const res = await api("/api/session", { method: "POST", body: owner, headers: { Origin: base } });
+  const body = { email: owner.email, password: owner.password };
+  const res = await api("/api/session", { method: "POST", body, headers: { Origin: base } });
   if (res.status === 404 || res.status === 405) return null;
   return res.ok;
 }
@@ -116,34 +113,34 @@ async function demoKey() {
 
 /**
  * The demo owner's sign-in. A demo workspace made before people could sign in has no owner: one is invited with
- * the demo key and accepts at once (POST /api/invitations, POST /api/invitations/accept), so the workspace and
- * its key stay. Returns {owner} or {unavailable: reason}.
+ * the demo key (as admin: a key may not invite an owner) and accepts at once (POST /api/invitations, POST
+ * /api/invitations/accept), so the workspace and its key stay. Should demo@example.com exist already with another password (its .wrangler/demo-owner.json deleted),
+ * the owner gets an address of its own. Returns {owner} or {unavailable: reason}.
  */
 async function demoOwner(key) {
-  let owner = readOwner();
-  if (owner) {
-    const ok = await canSignIn(owner);
+  const kept = readOwner();
+  if (kept) {
+    const ok = await canSignIn(kept);
     if (ok === null) return { unavailable: "this server has no sign-in yet" };
-    if (ok) return { owner };
+    if (ok) return { owner: kept };
   }
-  owner = newOwner();
-  for (const role of ["owner", "admin"]) {
-    const invited = await api("/api/invitations", { method: "POST", key, body: { email: owner.email, role } });
+  const emails = ["demo@example.com", `demo-${randomBytes(3).toString("hex")}@example.com`];
+  for (const email of kept ? emails.slice(1) : emails) {
+    // An API key may invite up to admin (owners invite owners): the person then joins as the workspace's admin.
+    let invited = await api("/api/invitations", { method: "POST", key, body: { email, role: "owner" } });
+    if (invited.status === 403) {
+      invited = await api("/api/invitations", { method: "POST", key, body: { email, role: "admin" } });
+    }
     if (invited.status === 404) return { unavailable: "this server has no invitations yet" };
-    if (!invited.ok) continue;
-    const body = await invited.json();
-    const token =
-      body.token ??
-      body.plain_token ??
-      String(body.url ?? "")
-        .split("/")
-        .pop();
+    if (!invited.ok) return { unavailable: `the demo key may not invite a person (${invited.status})` };
+    const { token } = await invited.json();
+    const owner = newOwner(email);
     const accepted = await api("/api/invitations/accept", {
       method: "POST",
-      body: { token, name: owner.name, password: owner.password },
+      body: { token, name: owner.name, email: owner.email, password: owner.password },
       headers: { Origin: base },
     });
-    if (accepted.ok && (await canSignIn(owner))) return { owner, role };
+    if (accepted.ok && (await canSignIn(owner))) return { owner };
   }
   return { unavailable: "the demo owner could not be created (see the wrangler output above)" };
 }
@@ -199,7 +196,7 @@ const lines = [
   `  API ready on ${base}/api   (docs: ${base}/api/docs)`,
   `  Dashboard: ${base}/app`,
   signIn.owner
-    ? `    sign in as ${signIn.owner.email} / ${signIn.owner.password}   (kept in .wrangler/demo-owner.json)`
+    ? `    sign in as ${signIn.owner.email} / ${signIn.owner.password}   (kept in ${path.relative(ROOT, ownerFile)})`
     : `    sign-in: not available (${signIn.unavailable})`,
   "  Demo workspace API key:",
   `    ${key}`,

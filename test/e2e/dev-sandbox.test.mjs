@@ -86,7 +86,9 @@ before(async () => {
   };
   dev.stdout.on("data", keep);
   dev.stderr.on("data", keep);
-  await waitFor(() => out.includes("└──") || dev.exitCode !== null, "the dev banner", 90_000);
+  await waitFor(() => out.includes("└──") || dev.exitCode !== null, "the dev banner", 90_000).catch((err) => {
+    throw new Error(`${err.message}:\n${out.slice(-3000)}`);
+  });
   assert.equal(dev.exitCode, null, `npm run dev exited:\n${out.slice(-3000)}`);
   banner = out.slice(out.lastIndexOf("┌──"));
   key = /Demo workspace API key:\s+(esp_\S+)/.exec(banner)?.[1];
@@ -107,14 +109,28 @@ const origin = (label) => sandboxes.find(([l]) => l === label)?.[1];
 test("npm run dev prints a working API key, the dashboard URL, the owner's sign-in and the sandbox networks", async () => {
   assert.ok(banner.includes(`API ready on ${base}/api   (docs: ${base}/api/docs)`), out.slice(-3000));
   assert.ok(banner.includes(`Dashboard: ${base}/app`), banner);
-  assert.match(banner, /sign in as demo@example\.com \/ \S+|sign-in: not available \(.+\)/);
+  const [, email, password] = /sign in as (\S+) \/ (\S+) {3}\(kept in \S+demo-owner\.json\)/.exec(banner) ?? [];
+  assert.equal(email, "demo@example.com", banner);
+  const signIn = await fetch(`${base}/api/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: base },
+    body: JSON.stringify({ email, password }),
+  });
+  assert.equal(signIn.status, 200, await signIn.clone().text());
+  const cookie = signIn.headers.get("set-cookie").split(";")[0];
+  const me = await fetch(`${base}/api/me`, { headers: { Cookie: cookie } });
+  assert.deepEqual(
+    (await me.json()).memberships.map((m) => [m.workspace_name, m.role]),
+    [["Demo workspace", "owner"]],
+  );
   assert.ok(key, banner);
   const workspace = await fetch(`${base}/api/workspace`, { headers: { Authorization: `Bearer ${key}` } });
   assert.equal(workspace.status, 200);
   assert.equal((await workspace.json()).name, "Demo workspace");
+  // A fresh .dev.vars has no network credentials: every network is sandboxed.
   assert.deepEqual(
     sandboxes.map(([label]) => label),
-    ["X", "Mastodon", "Bluesky"],
+    ["X", "Mastodon", "Bluesky", "LinkedIn", "Facebook", "Instagram", "Threads", "TikTok", "YouTube", "Pinterest"],
   );
   // The secrets of .dev.vars stay out of the banner.
   const adminToken = /^ADMIN_TOKEN=(.+)$/m.exec(readFileSync(path.join(own, ".dev.vars"), "utf8"))[1];
