@@ -168,6 +168,27 @@ describe("connect: refused starts", () => {
     expect(await countStates(ws)).toBe(0);
   });
 
+  it("this server's own dashboard pages are allowed without the allow-list; its other paths are not", async () => {
+    const ws = await createTestWorkspace();
+    for (const redirect_url of [
+      "https://api.test/api/workspace",
+      "https://api.test/application",
+      "http://api.test/app",
+    ]) {
+      const res = await ws.api("POST", "/api/social-accounts/connect", { platform: "x", redirect_url });
+      expect(res.status, redirect_url).toBe(422);
+      expect(res.body.errors).toEqual({ redirect_url: ["The redirect url is not on this server's allow-list."] });
+    }
+    expect(await countStates(ws)).toBe(0);
+    xNetwork();
+    const { callback } = await connectThroughApi(ws, { platform: "x", redirect_url: "https://api.test/app/accounts" });
+    const accounts = await ws.api("GET", "/api/social-accounts");
+    expect(redirectedTo(callback)).toEqual({
+      at: "https://api.test/app/accounts",
+      params: { connected: "x", accounts: accounts.body[0].id },
+    });
+  });
+
   it("Bluesky, a missing Mastodon instance and an unknown platform are clear 422s; no key is 401", async () => {
     const ws = await createTestWorkspace();
     expect((await ws.api("POST", "/api/social-accounts/connect", { platform: "bluesky" })).body).toEqual({

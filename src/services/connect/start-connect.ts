@@ -27,7 +27,10 @@ export interface FlowOrigin {
   browserHash?: string | null;
 }
 
-/** `redirect_url` must be http(s) on an origin of CONNECT_REDIRECT_ALLOWLIST. */
+/**
+ * `redirect_url` must be http(s) on an origin of CONNECT_REDIRECT_ALLOWLIST, or a page of this server's own
+ * dashboard (`<PUBLIC_URL>/app/…`: its Accounts page starts a connection and comes back to itself, issue 27).
+ */
 export function allowedRedirect(ctx: ServiceContext, value: string): boolean {
   let url: URL;
   try {
@@ -36,7 +39,10 @@ export function allowedRedirect(ctx: ServiceContext, value: string): boolean {
     return false;
   }
   if (url.protocol !== "https:" && url.protocol !== "http:") return false;
-  return ctx.config.CONNECT_REDIRECT_ALLOWLIST.includes(url.origin);
+  if (ctx.config.CONNECT_REDIRECT_ALLOWLIST.includes(url.origin)) return true;
+  return (
+    url.origin === new URL(publicBase(ctx)).origin && (url.pathname === "/app" || url.pathname.startsWith("/app/"))
+  );
 }
 
 /**
