@@ -88,11 +88,13 @@ export default function CalendarPage({ location }: PageProps) {
   const [dropError, setDropError] = useState<DropError | null>(null);
   const [over, setOver] = useState<string | null>(null);
   const [announce, setAnnounce] = useState("");
+  const [focusPost, setFocusPost] = useState<string | null>(null);
 
   useEffect(() => {
     let live = true;
     setPosts(null);
     setError(null);
+    setFocusPost(null);
     const filters: PostFilters = { scheduled_from: toApiTime(range.from), scheduled_to: toApiTime(range.to) };
     if (account) filters.social_account_id = account;
     if (label) filters.label_id = label;
@@ -154,6 +156,30 @@ export default function CalendarPage({ location }: PageProps) {
     };
   }
 
+  /**
+   * The keyboard's drag: Alt+←/→ a day earlier or later; Alt+↑/↓ a week (month view) or an hour (week view). The
+   * same PUT as a drop; the chip keeps the focus in its new cell.
+   */
+  function keyMove(key: string, at: number): { when: number; cell: string } | null {
+    const day = dayOf(at, timeZone);
+    const hour = zonedParts(at, timeZone).hour;
+    const days = key === "ArrowLeft" ? -1 : key === "ArrowRight" ? 1 : 0;
+    const vertical = key === "ArrowUp" ? -1 : key === "ArrowDown" ? 1 : 0;
+    if (!days && !vertical) return null;
+    if (view === "month" || days) {
+      const target = addDays(day, days || vertical * 7);
+      const when = moveToDay(at, target, timeZone);
+      return { when, cell: view === "month" ? dateKey(target) : `${dateKey(target)}@${hour}` };
+    }
+    const when = at + vertical * 3_600_000;
+    const t = zonedParts(when, timeZone);
+    return { when, cell: `${dateKey(dayOf(when, timeZone))}@${t.hour}` };
+  }
+  useEffect(() => {
+    if (!focusPost) return;
+    document.querySelector<HTMLElement>(`.chip[data-post="${focusPost}"]`)?.focus();
+  }, [posts, focusPost]);
+
   const byDay = useMemo(() => {
     const groups = new Map<string, Post[]>();
     for (const p of posts ?? []) {
@@ -179,9 +205,19 @@ export default function CalendarPage({ location }: PageProps) {
           to={`/posts/${post.id}`}
           class={`chip chip-${post.status}`}
           draggable={draggable}
+          data-post={post.id}
+          aria-keyshortcuts={draggable ? "Alt+ArrowLeft Alt+ArrowRight Alt+ArrowUp Alt+ArrowDown" : undefined}
           onDragStart={(e: DragEvent) => {
             e.dataTransfer?.setData("text/plain", post.id);
             if (e.dataTransfer) e.dataTransfer.effectAllowed = "move";
+          }}
+          onKeyDown={(e: KeyboardEvent) => {
+            if (!draggable || !e.altKey) return;
+            const move = keyMove(e.key, at);
+            if (!move) return;
+            e.preventDefault();
+            setFocusPost(post.id);
+            void reschedule(post.id, move.when, move.cell);
           }}
         >
           <span class="chip-time">{formatTime(at, timeZone)}</span>
@@ -319,7 +355,7 @@ export default function CalendarPage({ location }: PageProps) {
       <p class="muted small">
         Times in {timeZone}.{" "}
         {editable
-          ? "Drag a scheduled post to another day (or hour, in the week view) to reschedule it; open a post to change its time by keyboard."
+          ? "Drag a scheduled post to another day (or hour, in the week view) to reschedule it, or focus it and press Alt with an arrow key."
           : "Your role can read the calendar but not change it."}
       </p>
       <p class="visually-hidden" role="status">
