@@ -30,27 +30,55 @@ function cannon(opts) {
 /** Percentiles and mean over all rounds' responses; req/s averaged over the rounds. */
 function summary({ times, rps }) {
   return {
-    p50: quantile(times, 0.5),
-    p99: quantile(times, 0.99),
+    p50: quantile(times, 0.5) ?? Number.NaN,
+    p99: quantile(times, 0.99) ?? Number.NaN,
     mean: times.reduce((a, b) => a + b, 0) / times.length,
     rps: Math.round(rps.reduce((a, b) => a + b, 0) / rps.length),
   };
 }
 
-/** D1 statements of one request, from the `Server-Timing` header the Worker adds outside production. */
-async function queriesOf(base, method, url, key, body) {
+/**
+ * D1 statements and round trips of one request, from the `Server-Timing` header the Worker adds outside production
+ * (`d1` counts statements, `d1rt` calls that each wait for D1 — a batch is one).
+ */
+async function queriesOf(base, method, url, key, body, headers = {}) {
   // Warm the key first (the isolate keeps a key lookup for a minute, and the first use also writes last_used_at),
   // so the count is the route's own.
   await (await fetch(`${base}/api/workspace`, { headers: { Authorization: `Bearer ${key}` } })).arrayBuffer();
   await new Promise((resolve) => setTimeout(resolve, 100));
   const res = await fetch(base + url, {
     method,
-    headers: { Authorization: `Bearer ${key}`, ...(body ? { "Content-Type": "application/json" } : {}) },
+    headers: {
+      Authorization: `Bearer ${key}`,
+      ...(body ? { "Content-Type": "application/json" } : {}),
+      ...headers,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   await res.arrayBuffer();
-  if (process.env.BENCH_VERBOSE) console.log(url, res.headers.get("Server-Timing"));
-  return /d1;desc="(\d+) statements"/.exec(res.headers.get("Server-Timing") ?? "")?.[1] ?? "n/a";
+  const timing = res.headers.get("Server-Timing") ?? "";
+  if (process.env.BENCH_VERBOSE) console.log(url, res.status, timing);
+  if (res.status >= 300) throw new Error(`${method} ${url} → ${res.status}`);
+  return {
+    statements: /d1;desc="(\d+) statements"/.exec(timing)?.[1] ?? "n/a",
+    roundTrips: /d1rt;desc="(\d+) round trips"/.exec(timing)?.[1] ?? "n/a",
+  };
+}
+
+/** A fresh Idempotency-Key per request (autocannon's `setupRequest`), so every request creates a post. */
+let keyCounter = 0;
+const freshKey = (req) => ({
+  ...req,
+  headers: { ...req.headers, "Idempotency-Key": `bench-${process.pid}-${++keyCounter}` },
+});
+
+/**
+ * `PUT /api/posts/{post}` over `ids` in turn, so concurrent requests edit different posts: an edit applies only to
+ * the post as its request read it (docs/posts.md), and 32 connections on one post would mostly answer 409.
+ */
+function rotatePosts(ids) {
+  let i = 0;
+  return (req) => ({ ...req, path: `/api/posts/${ids[i++ % ids.length]}` });
 }
 
 function bundle() {
@@ -86,8 +114,21 @@ const bare = await startWorker({
 try {
   const { key, postId, labelId } = await seed(app.base);
   const auth = { Authorization: `Bearer ${key}` };
-  // POST /api/posts writes into a workspace of its own, so the listed workspace keeps its 20 posts all session.
+  // The writes go to a workspace of their own, so the listed workspace keeps its 20 posts all session.
   const writer = await seed(app.base, { posts: 0 });
+  const writerHeaders = { Authorization: `Bearer ${writer.key}`, "Content-Type": "application/json" };
+  // PUT edits these in turn (more posts than requests in flight, so two never edit the same post at once).
+  const edited = [];
+  for (let i = 0; i < 256; i++) {
+    const res = await fetch(`${app.base}/api/posts`, {
+      method: "POST",
+      headers: writerHeaders,
+      body: JSON.stringify(writer.createBody),
+    });
+    if (res.status !== 201) throw new Error(`POST /api/posts → ${res.status} ${await res.text()}`);
+    edited.push((await res.json()).id);
+  }
+  const editBody = { content: "Bench edit", label_ids: writer.createBody.label_ids };
   const routes = [
     { name: "GET /api/health", url: "/api/health" },
     { name: "GET /api/posts (15 posts × 3 platforms, 2 labels, 2 media)", url: "/api/posts", headers: auth },
@@ -96,8 +137,25 @@ try {
       name: "POST /api/posts",
       url: "/api/posts",
       method: "POST",
-      headers: { Authorization: `Bearer ${writer.key}`, "Content-Type": "application/json" },
+      headers: writerHeaders,
       body: JSON.stringify(writer.createBody),
+    },
+    {
+      name: "POST /api/posts with Idempotency-Key",
+      url: "/api/posts",
+      method: "POST",
+      headers: writerHeaders,
+      body: JSON.stringify(writer.createBody),
+      setupRequest: freshKey,
+      countHeaders: { "Idempotency-Key": "bench-count" },
+    },
+    {
+      name: "PUT /api/posts/{post} (content and labels)",
+      url: `/api/posts/${edited[0]}`,
+      method: "PUT",
+      headers: writerHeaders,
+      body: JSON.stringify(editBody),
+      setupRequest: rotatePosts(edited),
     },
     { name: "GET /api/content-types", url: "/api/content-types", headers: auth },
   ];
@@ -110,15 +168,22 @@ try {
   const floorRows = [
     bareRow,
     { name: "bare Worker + one D1 `SELECT 1` (floor of any D1 route)", url: `${bare.base}/d1` },
+    { name: "bare Worker + one D1 `SELECT 1` in a session (as every API request)", url: `${bare.base}/d1-session` },
     {
       name: `bare Worker, constant ${(listBytes / 1024).toFixed(1)} KiB body (size of the list page)`,
       url: `${bare.base}/sized?bytes=${listBytes}`,
     },
   ];
+  // The floor of a create: its D1 work (one read batch, one write batch, in a session) without the API's code.
+  const createFloor = {
+    name: "bare Worker + the create's D1 work alone (1 read + 1 write batch in a session, no app code)",
+    url: `${bare.base}/d1-create`,
+    method: "POST",
+  };
   const appRow = (r) => ({ ...r, url: app.base + r.url });
   const phases = [
     [...floorRows, ...routes.filter((r) => !r.method).map(appRow)],
-    [bareRow, ...routes.filter((r) => r.method).map(appRow)],
+    [bareRow, createFloor, ...routes.filter((r) => r.method).map(appRow)],
   ];
   /** Per concurrency and row: every response time, and each round's p50 next to the bare Worker's of that round. */
   const runs = new Map();
@@ -129,11 +194,16 @@ try {
         for (const row of rowsOfPhase) {
           const { result, times } = await cannon({
             url: row.url,
-            method: row.method ?? "GET",
-            headers: row.headers,
-            body: row.body,
+            ...(row.setupRequest
+              ? {
+                  requests: [
+                    { method: row.method, headers: row.headers, body: row.body, setupRequest: row.setupRequest },
+                  ],
+                }
+              : { method: row.method ?? "GET", headers: row.headers, body: row.body }),
             connections: c,
           });
+          if (times.length === 0) console.warn(`${row.name} at ${c} connections: no response in this round`);
           const key = `${c}|${row.name}`;
           const acc = runs.get(key) ?? { c, route: row.name, times: [], rps: [], errors: 0, roundRatios: [] };
           runs.set(key, acc);
@@ -149,9 +219,10 @@ try {
   }
   const measured = [...runs.values()].map((r) => ({ ...r, ...summary(r) }));
   const floors = new Map(measured.filter((r) => r.route === bareRow.name).map((r) => [r.c, r]));
+  const floorNames = [...floorRows, createFloor].map((r) => r.name);
   const order = (name) => {
     const i = routes.findIndex((r) => r.name === name);
-    return i < 0 ? (name.startsWith("bare Worker (") ? -3 : name.includes("D1") ? -2 : -1) : i;
+    return i < 0 ? floorNames.indexOf(name) - floorNames.length : i;
   };
   const rows = measured
     .sort((a, b) => a.c - b.c || order(a.route) - order(b.route))
@@ -174,9 +245,16 @@ try {
         r.url,
         r.headers?.Authorization?.slice("Bearer ".length) ?? key,
         r.body ? JSON.parse(r.body) : undefined,
+        r.countHeaders,
       ),
     });
   }
+  queries.push({
+    route: "POST /api/posts with Idempotency-Key, replayed",
+    n: await queriesOf(app.base, "POST", "/api/posts", writer.key, writer.createBody, {
+      "Idempotency-Key": "bench-count",
+    }),
+  });
   // The list's two other paths: a page this isolate has not read yet (another filter, the same 15 posts) is one full
   // statement; a page read before in which posts changed is the light statement plus one rendering those posts.
   queries.push({
@@ -195,10 +273,28 @@ try {
     route: "GET /api/posts after a label its 15 posts carry was renamed",
     n: await queriesOf(app.base, "GET", "/api/posts", key),
   });
+  const timingRes = await fetch(`${app.base}/api/posts`, { headers: auth });
+  await timingRes.arrayBuffer();
+  const listTiming = timingRes.headers.get("Server-Timing") ?? "n/a";
   const b = bundle();
-  const listRows = rows.filter((r) => r.route.startsWith("GET /api/posts (15"));
-  const listRatios = listRows.map((r) => `${r.ratio}× at ${r.c} connection${r.c > 1 ? "s" : ""}`).join(", ");
-  const listMet = listRows.every((r) => Number(r.ratio) <= 3);
+  const ratiosOf = (name) => {
+    const of = rows.filter((r) => r.route === name);
+    return {
+      text: of.map((r) => `${r.ratio}× at ${r.c} connection${r.c > 1 ? "s" : ""}`).join(", "),
+      met: of.every((r) => Number(r.ratio) <= 3),
+    };
+  };
+  const list = ratiosOf(routes[1].name);
+  const create = ratiosOf("POST /api/posts");
+  const createLine = [1, 32]
+    .map((c) => {
+      const bareAt = rows.find((r) => r.c === c && r.route === bareRow.name);
+      const session = rows.find((r) => r.c === c && r.route.includes("in a session (as every"));
+      const floor = rows.find((r) => r.c === c && r.route === createFloor.name);
+      const api = rows.find((r) => r.c === c && r.route === "POST /api/posts");
+      return `at ${c} connection${c > 1 ? "s" : ""}: one \`SELECT 1\` in a session ${session.ratio}×, the create's D1 work alone ${floor.ratio}× (${floor.p50.toFixed(2)} of ${bareAt.p50.toFixed(2)} ms), the API's create ${api.ratio}× — ${(api.p50 / floor.p50).toFixed(2)}× its D1 floor`;
+    })
+    .join("; ");
   const floorLine = [1, 32]
     .map((c) => {
       const f = rows.find((r) => r.c === c && r.route.startsWith("bare Worker + one D1"));
@@ -207,9 +303,6 @@ try {
       return `at ${c} connection${c > 1 ? "s" : ""}, one \`SELECT 1\` alone is ${f.meanRatio}× the bare Worker (mean), a constant body the size of the list page alone ${z.meanRatio}×, and the list is ${(l.mean / f.mean).toFixed(2)}× the D1 floor`;
     })
     .join("; ");
-  const timingRes = await fetch(`${app.base}/api/posts`, { headers: auth });
-  await timingRes.arrayBuffer();
-  const listTiming = timingRes.headers.get("Server-Timing") ?? "n/a";
   const table = rows
     .map(
       (r) =>
@@ -224,8 +317,10 @@ Command: \`node bench/http/run.mjs\` (part of \`npm run bench\`) · ${today()} �
 \`wrangler dev\` on 127.0.0.1, local D1/R2/KV/DO, local trace store ${LOCAL_TRACES ? "on" : "off (`X_LOCAL_OBSERVABILITY=false` for both workers; `BENCH_LOCAL_TRACES=1` keeps it)"}.
 The bare Worker (bench/bare-worker) runs with the API's runtime settings: compatibility date, \`nodejs_compat\` and
 Workers Observability (which wraps every binding call in a span). autocannon, ${ROUNDS} rounds × ${DURATION_S} s per row (\`BENCH_ROUNDS\`, \`BENCH_DURATION_S\`): each round runs every row once, so
-the bare Worker and the routes share the VM's slow drifts. Reads run first at both concurrencies, then the POST row
-(with the bare Worker again), so every read sees the same database. Percentiles and means are over every response of
+the bare Worker and the routes share the VM's slow drifts. Reads run first at both concurrencies, then the write rows
+(with the bare Worker again), so every read sees the same database; the writes go to a workspace of their own (the
+create body: 3 targets and 2 labels; each idempotent create with a key of its own; the edit rotates over 256 posts
+so that no two requests in flight edit the same one). Percentiles and means are over every response of
 all rounds, from each response's own latency (autocannon's \`response\` event; its histogram rounds to whole
 milliseconds). p50 ratio = p50 / bare Worker p50 at the same concurrency; the per-round column is the same ratio
 within each round, to show the spread.
@@ -240,15 +335,18 @@ posts carry (test/routes/posts-list.test.ts compares a plain page with a rich on
 with a fixed count: a page this isolate read before and that did not change (the timed rows), a page it has not read
 yet, and a page in which posts changed (test/routes/posts-rendered.test.ts):
 
-| route | D1 statements |
-|---|---|
-${queries.map((q) => `| ${q.route} | ${q.n} |`).join("\n")}
+| route | D1 statements | D1 round trips |
+|---|---|---|
+${queries.map((q) => `| ${q.route} | ${q.n.statements} | ${q.n.roundTrips} |`).join("\n")}
 
 Bundle (\`wrangler deploy --dry-run\`): ${b.upload} KiB uploaded, **${b.gzip} KiB gzip** (target < 1024 KiB:
 ${Number(b.gzip) < 1024 ? "met" : "NOT met"}), codecs included.
 Startup (\`wrangler check startup\` CPU profile span): ${b.startupMs} ms (the MCP SDK is imported on first use).
 
-Targets: \`GET /api/posts\` p50 ratio ${listRatios} (target ≤ 3×: ${listMet ? "met" : "**not met**"}); auth adds
+Targets: \`GET /api/posts\` p50 ratio ${list.text} (target ≤ 3×: ${list.met ? "met" : "**not met**"});
+\`POST /api/posts\` p50 ratio ${create.text} (issue 28's target ≤ 3× at both: ${create.met ? "met" : "**not met**"}); every write
+verb at most one read round trip and one write batch (the table above; test/routes/round-trips.test.ts). The
+create's floors (p50 ratio to the bare Worker of the same phase): ${createLine}. Auth adds
 at most one D1 read (here: none for a key this isolate has seen in the last minute, one otherwise; concurrent first
 requests share it). A busy key costs no Durable Object call either: the throttle is spent from leases of at most
 1 s, which is also the documented revocation bound in other isolates (at once in the revoking one —

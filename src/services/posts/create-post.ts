@@ -27,7 +27,6 @@ import {
   type ReferenceIds,
   type References,
   referenceReads,
-  referencesFrom,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
 import { applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
@@ -66,7 +65,7 @@ interface CreatePlan {
 
 /**
  * Every check that reads the database (accounts, labels and media exist here, accounts are usable, content types
- * fit) plus `scheduled_at`, collected into `bag`: one batch of three statements whatever the request holds.
+ * fit) plus `scheduled_at`, collected into `bag`: one batch of at most three statements whatever the request holds.
  */
 export async function checkCreatePost(
   ctx: WorkspaceContext,
@@ -119,9 +118,10 @@ export async function createPostReferenceErrors(ctx: WorkspaceContext, draft: Cr
  * as is, even if 09:00 has already passed today — a draft is not scheduled, and `PUT status=scheduled` later
  * requires a future time anyway.
  *
- * Round trips (issue 28): one read (the reference checks, a batch of three statements) and one write batch of at most
- * four statements however many targets, media and labels (each child list is one `INSERT … SELECT … FROM
- * json_each(?)`; an Idempotency-Key adds one statement to the read and two to the write: `createPostOnce`). The answer is built from what was written and the rows the checks read — nothing is read back:
+ * Round trips (issue 28): one read (the reference checks, a batch of at most three statements: none for an empty
+ * list) and one write batch of at most four statements however many targets, media and labels (each child list is
+ * one `INSERT … SELECT … FROM json_each(?)`; an Idempotency-Key adds one statement to the read and two to the write:
+ * `createPostOnce`). The answer is built from what was written and the rows the checks read — nothing is read back:
  * far from the primary every sequential D1 call is a cross-region round trip. test/routes/round-trips.test.ts
  * shows the answer equals a later GET.
  */
@@ -144,12 +144,10 @@ export async function createPostOnce(
   let record: (typeof idempotencyRecords.$inferSelect)[] = [];
   const plan = await checkCreatePost(ctx, input, bag, async (ids) => {
     if (!claim) return loadReferences(ctx, ids);
-    const [accounts, labelRows, mediaRows, found] = await ctx.db.batch([
-      ...referenceReads(ctx, ids),
-      readIdempotencyRecord(ctx, claim),
-    ]);
-    record = found;
-    return referencesFrom([accounts, labelRows, mediaRows]);
+    const reads = referenceReads(ctx, ids);
+    const results = await ctx.db.batch([readIdempotencyRecord(ctx, claim), ...reads.statements]);
+    record = results[0];
+    return reads.references(results.slice(1));
   });
   // A stored response is the answer whatever the checks say now (they ran in the same round trip).
   const replay = claim ? replayOf(record[0], claim, now) : null;

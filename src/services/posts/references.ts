@@ -18,12 +18,14 @@ export type LabelRow = typeof labels.$inferSelect;
 export const attribute = (key: string) => key.replace(/_/g, " ");
 
 /**
- * One batch of three statements whatever the request holds: each id list is one bound JSON array
- * (src/db/json-params.ts), so 100 targets, 50 labels and 35 media stay far inside D1's 100 parameters per statement.
- * Holes (`undefined`, items that failed the shape check) are skipped.
+ * One batch of at most three statements whatever the request holds (none for an empty list): each id list is one
+ * bound JSON array (src/db/json-params.ts), so 100 targets, 50 labels and 35 media stay far inside D1's 100
+ * parameters per statement. Holes (`undefined`, items that failed the shape check) are skipped.
  */
-export async function loadReferences(ctx: WorkspaceContext, ids: ReferenceIds) {
-  return referencesFrom(await ctx.db.batch(referenceReads(ctx, ids)));
+export async function loadReferences(ctx: WorkspaceContext, ids: ReferenceIds): Promise<References> {
+  const reads = referenceReads(ctx, ids);
+  const [first, ...rest] = reads.statements;
+  return reads.references(first ? await ctx.db.batch([first, ...rest]) : []);
 }
 
 export interface ReferenceIds {
@@ -32,36 +34,65 @@ export interface ReferenceIds {
   mediaIds: (string | undefined)[];
 }
 
-/** The three statements of `loadReferences`, for a caller that adds them to a read batch of its own. */
+/**
+ * The statements of `loadReferences` — one per kind with ids, each a batch item — for a caller that adds them to a
+ * read batch of its own, and `references` to turn their results (in the same order) into rows by id.
+ */
 export function referenceReads(ctx: WorkspaceContext, ids: ReferenceIds) {
   const ws = ctx.workspaceId;
   const present = (list: (string | undefined)[]) => [...new Set(list.filter((id): id is string => id !== undefined))];
-  return [
-    ctx.db
-      .select()
-      .from(socialAccounts)
-      .where(and(inJsonArray(socialAccounts.id, present(ids.accountIds)), eq(socialAccounts.workspaceId, ws))),
-    ctx.db
-      .select()
-      .from(labels)
-      .where(and(inJsonArray(labels.id, present(ids.labelIds)), eq(labels.workspaceId, ws))),
-    ctx.db
-      .select()
-      .from(media)
-      .where(and(inJsonArray(media.id, present(ids.mediaIds)), eq(media.workspaceId, ws))),
-  ] as const;
-}
-
-/** The rows `referenceReads` returned, by id. */
-export function referencesFrom([accounts, labelRows, mediaRows]: readonly [AccountRow[], LabelRow[], MediaRow[]]) {
+  const accountIds = present(ids.accountIds);
+  const labelIds = present(ids.labelIds);
+  const mediaIds = present(ids.mediaIds);
+  const statements = [
+    ...(accountIds.length
+      ? [
+          ctx.db
+            .select()
+            .from(socialAccounts)
+            .where(and(inJsonArray(socialAccounts.id, accountIds), eq(socialAccounts.workspaceId, ws))),
+        ]
+      : []),
+    ...(labelIds.length
+      ? [
+          ctx.db
+            .select()
+            .from(labels)
+            .where(and(inJsonArray(labels.id, labelIds), eq(labels.workspaceId, ws))),
+        ]
+      : []),
+    ...(mediaIds.length
+      ? [
+          ctx.db
+            .select()
+            .from(media)
+            .where(and(inJsonArray(media.id, mediaIds), eq(media.workspaceId, ws))),
+        ]
+      : []),
+  ];
   return {
-    accounts: new Map(accounts.map((a) => [a.id, a])),
-    labels: new Map(labelRows.map((l) => [l.id, l])),
-    media: new Map(mediaRows.map((m) => [m.id, m])),
+    statements,
+    references(results: readonly unknown[]) {
+      let i = 0;
+      const next = <T>(wanted: string[]) => (wanted.length ? (results[i++] as T[]) : []);
+      const accounts = next<AccountRow>(accountIds);
+      const labelRows = next<LabelRow>(labelIds);
+      const mediaRows = next<MediaRow>(mediaIds);
+      return {
+        accounts: new Map(accounts.map((a) => [a.id, a])),
+        labels: new Map(labelRows.map((l) => [l.id, l])),
+        media: new Map(mediaRows.map((m) => [m.id, m])),
+      };
+    },
   };
 }
 
-export type References = ReturnType<typeof referencesFrom>;
+export interface References {
+  accounts: Map<string, AccountRow>;
+  labels: Map<string, LabelRow>;
+  media: Map<string, MediaRow>;
+}
+
 
 /** A new target: the account exists here, is active and connected, and the content type fits its platform. */
 export function checkTarget(
