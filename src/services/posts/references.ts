@@ -93,7 +93,6 @@ export interface References {
   media: Map<string, MediaRow>;
 }
 
-
 /** A new target: the account exists here, is active and connected, and the content type fits its platform. */
 export function checkTarget(
   bag: ErrorBag,
