@@ -236,5 +236,15 @@ export async function getJson(ctx: ConnectContext, label: string, url: string, t
 
 export const basicAuth = (id: string, secret: string) => `Basic ${btoa(`${id}:${secret}`)}`;
 
+/**
+ * When the refresh credential itself ends, where the token answer says (docs/account-health.md):
+ * `refresh_token_expires_in` (LinkedIn programmatic refresh tokens, 365 days; Pinterest, 365 days; Google, only for
+ * time-based access) or `refresh_expires_in` (TikTok). Epoch ms, or undefined when the answer does not say.
+ */
+export const refreshExpiresAtFrom = (
+  token: { refresh_token_expires_in?: unknown; refresh_expires_in?: unknown },
+  nowMs: number,
+): number | undefined => expiresAtFrom(token.refresh_token_expires_in ?? token.refresh_expires_in, nowMs) ?? undefined;
+
 export const expiresAtFrom = (expiresIn: unknown, nowMs: number): number | null =>
   typeof expiresIn === "number" && expiresIn > 0 ? nowMs + expiresIn * 1000 : null;

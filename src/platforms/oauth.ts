@@ -1,4 +1,5 @@
 import type { AccountCredentials } from "../services/social-accounts/credentials";
+import { refreshExpiresAtFrom } from "./connect";
 import { type AdapterAccount, PlatformError, type RefreshedCredentials } from "./types";
 
 /** The fields every OAuth 2.0 token endpoint answers with. */
@@ -6,6 +7,10 @@ export interface OAuthTokenResponse {
   access_token?: string | null;
   refresh_token?: string | null;
   expires_in?: number | null;
+  /** LinkedIn, Pinterest, Google (time-based access): seconds the refresh token has left. */
+  refresh_token_expires_in?: number | null;
+  /** TikTok's name for it. */
+  refresh_expires_in?: number | null;
 }
 
 /**
@@ -26,6 +31,9 @@ export function refreshedFromTokenResponse(
       access_token: body.access_token,
       refresh_token: body.refresh_token || previous.refresh_token,
       expires_at: expiresAt,
+      // The refresh token's own end as the answer gives it (a rotated token brings a new one; LinkedIn re-sends
+      // what is left of the same one); kept when the answer does not say.
+      refresh_expires_at: refreshExpiresAtFrom(body, nowMs) ?? previous.refresh_expires_at,
     },
     expiresAt,
   };

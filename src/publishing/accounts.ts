@@ -5,7 +5,7 @@ import { socialAccounts } from "../db/schema";
 import { log } from "../lib/logger";
 import type { AdapterAccount, AdapterContext, PlatformAdapter } from "../platforms/types";
 import { PlatformError } from "../platforms/types";
-import { tokenExpiredStatements } from "../services/social-accounts/account-health";
+import { EXPIRING_WINDOW_MS, tokenExpiredStatements } from "../services/social-accounts/account-health";
 import { openCredentials, sealCredentials } from "../services/social-accounts/credentials";
 import { nextRefreshAt, REFRESH_SCHEDULES } from "./token-schedule";
 
@@ -84,6 +84,7 @@ export async function refreshAccount(
     const sealed = await sealCredentials(ctx, loaded.row.id, refreshed.credentials);
     const now = ctx.now();
     const dueAt = nextDueAfterRefresh(loaded, refreshed.expiresAt, now);
+    const ends = accessEndAfterRefresh(ctx, loaded, refreshed.credentials.refresh_expires_at, now);
     const [row] = await ctx.db
       .update(socialAccounts)
       .set({
@@ -96,6 +97,7 @@ export async function refreshAccount(
         tokenRefreshLeaseUntil: null,
         // A network that renewed the token is one the service can renew (Facebook's check renews nothing).
         ...(REFRESH_SCHEDULES[loaded.row.platform as Platform] ? { refreshable: true } : {}),
+        ...ends,
       })
       .where(casCondition(loaded.row))
       .returning();
@@ -141,6 +143,28 @@ function nextDueAfterRefresh(loaded: LoadedAccount, expiresAt: number | null, no
   const before = tokenExpiresAt(loaded);
   const noLonger = expiresAt !== null && before !== null && expiresAt <= before;
   return noLonger ? Math.max(due, now + Math.floor((expiresAt - now) / 2)) : due;
+}
+
+/**
+ * The access end after a refresh whose answer gave the refresh token's own end (docs/account-health.md): that end
+ * (the earlier one where Google's Testing end is already set); an account `expiring` whose new end is past the
+ * warning window (a rotated refresh token with a fresh life — Pinterest continuous refresh, TikTok) is `ok` again.
+ */
+function accessEndAfterRefresh(
+  ctx: ServiceContext,
+  loaded: LoadedAccount,
+  refreshEndsAt: number | null | undefined,
+  now: number,
+) {
+  if (typeof refreshEndsAt !== "number") return {};
+  const testingEnd =
+    loaded.row.platform === "youtube" && ctx.config.GOOGLE_OAUTH_APP_TESTING ? loaded.row.accessEndsAt : null;
+  const accessEndsAt = testingEnd ? Math.min(testingEnd, refreshEndsAt) : refreshEndsAt;
+  const healed = loaded.row.health === "expiring" && accessEndsAt > now + EXPIRING_WINDOW_MS;
+  return {
+    accessEndsAt,
+    ...(healed ? { health: "ok" as const, healthReason: null, healthChangedAt: now } : {}),
+  };
 }
 
 /** Takes the account's refresh lease if nobody holds it; false when another refresh is in flight. */

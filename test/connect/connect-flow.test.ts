@@ -51,6 +51,23 @@ function use(net: FakeNetwork, token: string): FakeNetwork {
 
 /** Issue 29: whether the service renews each network's token, and when access ends (docs/account-health.md). */
 const UNRENEWED = new Set(["facebook", "instagram-facebook", "mastodon"]);
+/**
+ * Seconds the refresh token lives, as each fake network's token answer says (`refresh_token_expires_in` /
+ * `refresh_expires_in`): the account's access ends then unless reconnected, so `expires_at` shows it.
+ */
+const REFRESH_LIFE_S: Record<string, number> = {
+  linkedin: 31_535_999,
+  "linkedin-page": 31_535_999,
+  tiktok: 15_552_000,
+  pinterest: 31_536_000,
+};
+/** `Y-m-d H:i:s` of `ms`, give or take 3 seconds (the connect ran moments ago). */
+const aroundYmdHis = (ms: number) =>
+  new RegExp(
+    `^(${[-3, -2, -1, 0, 1, 2, 3]
+      .map((d) => new Date(ms + d * 1000).toISOString().slice(0, 19).replace("T", " "))
+      .join("|")})$`,
+  );
 const account = (platform: string, display_name: string, username: string, avatar_url: string | null) => ({
   id: expect.stringMatching(UUID),
   platform,
@@ -59,7 +76,9 @@ const account = (platform: string, display_name: string, username: string, avata
   avatar_url,
   is_active: true,
   status: "connected",
-  expires_at: null,
+  expires_at: REFRESH_LIFE_S[platform]
+    ? expect.stringMatching(aroundYmdHis(Date.now() + REFRESH_LIFE_S[platform]! * 1000))
+    : null,
   refreshable: !UNRENEWED.has(platform),
   health: "ok",
   health_reason: null,

@@ -3,16 +3,19 @@ import { eq } from "drizzle-orm";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config";
 import { socialAccounts } from "../../src/db/schema";
+import { adapterFor } from "../../src/platforms";
 import { linkedInError as mapLinkedInError } from "../../src/platforms/linkedin/api";
 import { pinterestError } from "../../src/platforms/pinterest/transform";
 import { tiktokError } from "../../src/platforms/tiktok/transform";
 import { xError } from "../../src/platforms/x/api";
 import { youtubeError } from "../../src/platforms/youtube/transform";
 import { runAccountHealth } from "../../src/publishing/account-health";
-import { loadAccount, markTokenExpired } from "../../src/publishing/accounts";
+import { loadAccount, markTokenExpired, refreshAccount } from "../../src/publishing/accounts";
+import { createAdapterContext } from "../../src/publishing/context";
 import { upsertAccounts } from "../../src/services/connect/upsert-accounts";
 import { decodeAccountSnapshot } from "../../src/services/webhooks/outbox";
 import { phoneMp4 } from "../media/videos";
+import { fakeLinkedIn, LinkedInFake } from "../support/fakes/linkedin";
 import { fakeFacebookGraph, type MetaGraphFake, metaPermissionError } from "../support/fakes/meta";
 import { fakePinterest, PINTEREST_SCOPE_MESSAGE } from "../support/fakes/pinterest";
 import { fakeTikTok, TIKTOK_SCOPE_NOT_AUTHORIZED } from "../support/fakes/tiktok";
@@ -21,7 +24,7 @@ import { fakeYouTube } from "../support/fakes/youtube";
 import { createTestWorkspace, type TestWorkspace, YMDHIS } from "../support/harness";
 import { createEndpoint, readEvents, receiver, recordingQueue, testContext } from "../webhooks/support";
 import { installFakes, seedXAccount } from "./platforms";
-import { deliver, readRow, seedAccount, seedMedia, seedPost } from "./support";
+import { deliver, openAccountCredentials, readRow, seedAccount, seedMedia, seedPost } from "./support";
 
 /** Issue 29: account health (docs/account-health.md) — each state, its event once, and what rows do. */
 
@@ -394,6 +397,112 @@ describe("account health: X, TikTok, Pinterest and YouTube permission refusals",
       expect(youtube(403, "insufficientPermissions", "comment").message).toMatch(
         /^YouTube did not let this app comment/,
       );
+    });
+  });
+});
+
+/**
+ * Refresh tokens that end (issue 29): where the network's token answer gives the refresh token's own life
+ * (`refresh_token_expires_in` — LinkedIn, Pinterest; `refresh_expires_in` — TikTok), the account's access ends then:
+ * `expires_at` shows it, `expiring` 7 days before with one event, `needs_reconnect` at the end. A refresh that brings
+ * a new refresh token with a fresh life (Pinterest continuous refresh, TikTok) moves the end and heals `expiring`.
+ */
+describe("account health: refresh tokens that end", () => {
+  const YEAR = 365 * DAY;
+  const refreshable = (platform: string, refreshEnds: number, now: number) => ({
+    platform: platform as "linkedin",
+    platformUserId: `${platform}-${crypto.randomUUID()}`,
+    displayName: "Ada",
+    username: "ada",
+    avatarUrl: null,
+    credentials: {
+      access_token: "access-token",
+      refresh_token: "refresh-token",
+      expires_at: now + 30 * DAY,
+      refresh_expires_at: refreshEnds,
+    },
+    tokenExpiresAt: now + 30 * DAY,
+    meta: {},
+  });
+
+  it.each([
+    ["linkedin", YEAR],
+    ["pinterest", YEAR],
+    ["tiktok", 180 * DAY],
+  ])(
+    "%s: expires_at is the refresh token's end; expiring 7 days before (one event); needs_reconnect at the end",
+    async (platform, life) => {
+      const ws = await subscribed();
+      const t0 = Date.now();
+      const ends = t0 + life;
+      const clock = { now: t0 };
+      const ctx = testContext(clock, recordingQueue().queue);
+      const [account] = await upsertAccounts(ctx, ws.workspaceId, [refreshable(platform, ends, t0)]);
+      expect(account).toMatchObject({ expires_at: fmt(ends), refreshable: true, health: "ok" });
+
+      clock.now = ends - 8 * DAY;
+      await runAccountHealth(ctx);
+      expect((await listed(ws, account!.id)).health).toBe("ok");
+
+      clock.now = ends - 6 * DAY;
+      await runAccountHealth(ctx);
+      await runAccountHealth(ctx);
+      expect(await listed(ws, account!.id)).toMatchObject({
+        health: "expiring",
+        health_reason: `Access ends ${fmt(ends)} UTC and the service cannot renew it: reconnect the account before then.`,
+      });
+      clock.now = ends + 1000;
+      await runAccountHealth(ctx);
+      expect(await listed(ws, account!.id)).toMatchObject({ health: "needs_reconnect" });
+      expect(await types(ws)).toEqual(["account.expiring", "account.needs_reconnect"]);
+    },
+  );
+
+  describe("a refresh", () => {
+    let pinterest: ReturnType<typeof fakePinterest>;
+    let linkedin: LinkedInFake;
+    afterEach(() => {
+      pinterest?.stop();
+      linkedin?.uninstall();
+    });
+
+    async function refreshNow(ws: TestWorkspace, id: string, now: number) {
+      const ctx = testContext({ now }, recordingQueue().queue);
+      const row = (await ctx.db.select().from(socialAccounts).where(eq(socialAccounts.id, id)).get())!;
+      const loaded = await loadAccount(ctx, row);
+      const outcome = await refreshAccount(ctx, createAdapterContext(ctx), adapterFor(row.platform)!, loaded);
+      expect(outcome.ok).toBe(true);
+      return listed(ws, id);
+    }
+
+    it("Pinterest continuous refresh: a new refresh token with 365 days moves the end and heals expiring", async () => {
+      pinterest = fakePinterest({ rotateRefreshToken: true });
+      const ws = await subscribed();
+      const now = Date.now();
+      const ends = now + 5 * DAY;
+      const ctx = testContext({ now }, recordingQueue().queue);
+      const [account] = await upsertAccounts(ctx, ws.workspaceId, [refreshable("pinterest", ends, now)]);
+      await runAccountHealth(ctx);
+      expect(await listed(ws, account!.id)).toMatchObject({ expires_at: fmt(ends), health: "expiring" });
+
+      const after = await refreshNow(ws, account!.id, now);
+      expect(after).toMatchObject({ expires_at: fmt(now + YEAR), health: "ok", health_reason: null });
+      expect((await openAccountCredentials(account!.id)).refresh_expires_at).toBe(now + YEAR);
+      expect(await types(ws)).toEqual(["account.expiring"]);
+    });
+
+    it("LinkedIn: the same refresh token comes back with what is left of its life, so the end stays", async () => {
+      linkedin = fakeLinkedIn();
+      const ws = await subscribed();
+      const now = Date.now();
+      // The fake's refresh token was issued 100 days ago: 265 days left.
+      linkedin.clock.issue("refresh-token", LinkedInFake.REFRESH_TOKEN_MS, now - 100 * DAY);
+      const ctx = testContext({ now }, recordingQueue().queue);
+      const [account] = await upsertAccounts(ctx, ws.workspaceId, [refreshable("linkedin", now + 265 * DAY, now)]);
+      const after = await refreshNow(ws, account!.id, now);
+      const left = Date.parse(`${after.expires_at as string}Z`) - now;
+      expect(Math.abs(left - 265 * DAY)).toBeLessThan(5000);
+      expect(after.health).toBe("ok");
     });
   });
 });

@@ -8,6 +8,7 @@ import {
   expiresAtFrom,
   getJson,
   type PlatformConnector,
+  refreshExpiresAtFrom,
   splitScopes,
 } from "../connect";
 import { registerConnector } from "../registry";
@@ -39,7 +40,12 @@ async function exchange(ctx: ConnectContext, code: string, redirectUri: string) 
 function credentialsOf(token: any, nowMs: number) {
   const expiresAt = expiresAtFrom(token.expires_in, nowMs);
   return {
-    credentials: { access_token: token.access_token, refresh_token: token.refresh_token, expires_at: expiresAt },
+    credentials: {
+      access_token: token.access_token,
+      refresh_token: token.refresh_token,
+      expires_at: expiresAt,
+      refresh_expires_at: token.refresh_token ? refreshExpiresAtFrom(token, nowMs) : undefined,
+    },
     tokenExpiresAt: expiresAt,
   };
 }

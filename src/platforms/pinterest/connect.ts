@@ -5,6 +5,7 @@ import {
   expiresAtFrom,
   getJson,
   type PlatformConnector,
+  refreshExpiresAtFrom,
   splitScopes,
 } from "../connect";
 import { registerConnector } from "../registry";
@@ -63,7 +64,12 @@ export const pinterestConnector: PlatformConnector = {
       displayName: user.business_name || user.username,
       username: user.username,
       avatarUrl: user.profile_image ?? null,
-      credentials: { access_token: token.access_token, refresh_token: token.refresh_token, expires_at: expiresAt },
+      credentials: {
+        access_token: token.access_token,
+        refresh_token: token.refresh_token,
+        expires_at: expiresAt,
+        refresh_expires_at: refreshExpiresAtFrom(token, ctx.now()),
+      },
       tokenExpiresAt: expiresAt,
     };
     const items = (boards.items ?? []) as { id: string; name?: string }[];

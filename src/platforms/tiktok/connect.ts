@@ -1,4 +1,12 @@
-import { buildUrl, exchangeCode, expiresAtFrom, getJson, type PlatformConnector, splitScopes } from "../connect";
+import {
+  buildUrl,
+  exchangeCode,
+  expiresAtFrom,
+  getJson,
+  type PlatformConnector,
+  refreshExpiresAtFrom,
+  splitScopes,
+} from "../connect";
 import { registerConnector } from "../registry";
 
 /**
@@ -60,6 +68,7 @@ export const tiktokConnector: PlatformConnector = {
                 access_token: token.access_token,
                 refresh_token: token.refresh_token,
                 expires_at: expiresAt,
+                refresh_expires_at: refreshExpiresAtFrom(token, ctx.now()),
               },
               tokenExpiresAt: expiresAt,
               meta: {},

@@ -1,4 +1,12 @@
-import { buildUrl, exchangeCode, expiresAtFrom, getJson, type PlatformConnector, splitScopes } from "../connect";
+import {
+  buildUrl,
+  exchangeCode,
+  expiresAtFrom,
+  getJson,
+  type PlatformConnector,
+  refreshExpiresAtFrom,
+  splitScopes,
+} from "../connect";
 import { registerConnector } from "../registry";
 
 /**
@@ -60,7 +68,12 @@ export const youtubeConnector: PlatformConnector = {
         displayName: ch.snippet?.title ?? `Channel ${ch.id}`,
         username: ch.snippet?.customUrl ?? String(ch.id),
         avatarUrl: ch.snippet?.thumbnails?.default?.url ?? null,
-        credentials: { access_token: token.access_token, refresh_token: token.refresh_token, expires_at: expiresAt },
+        credentials: {
+          access_token: token.access_token,
+          refresh_token: token.refresh_token,
+          expires_at: expiresAt,
+          refresh_expires_at: refreshExpiresAtFrom(token, ctx.now()),
+        },
         tokenExpiresAt: expiresAt,
         meta: { channel_id: String(ch.id) },
         detail: "YouTube channel",

@@ -31,7 +31,9 @@ export interface AccessFacts {
  * What fresh credentials say about the account's access (at connect, and for rows from before this field):
  * - a network with a refresh grant and the credential it needs (refresh token, long-lived Meta token, Bluesky
  *   refresh JWT or app password) → refreshable; access ends only where the network limits the refresh credential
- *   itself and says so: Google apps in Testing (`GOOGLE_OAUTH_APP_TESTING`: 7 days from `obtainedAt`);
+ *   itself: where its token answer says so (`refresh_expires_at`, from `refresh_token_expires_in` /
+ *   `refresh_expires_in`: LinkedIn and Pinterest 365 days, TikTok 180), and Google apps in Testing
+ *   (`GOOGLE_OAUTH_APP_TESTING`: 7 days from `obtainedAt`) — the earlier of the two;
  * - the same network without that credential (LinkedIn for apps without programmatic refresh tokens — LinkedIn
  *   gives them to approved partners only) → not refreshable, access ends at the token's expiry (60 days);
  * - Facebook Pages, Instagram via Facebook Login, Mastodon: tokens that do not expire → not refreshable, no end.
@@ -47,7 +49,9 @@ export function accessFacts(
   const schedule = REFRESH_SCHEDULES[platform as Platform];
   if (schedule?.needs(credentials)) {
     const testing = platform === "youtube" && config.GOOGLE_OAUTH_APP_TESTING;
-    return { refreshable: true, accessEndsAt: testing ? obtainedAt + GOOGLE_TESTING_REFRESH_MS : null };
+    const ends = [testing ? obtainedAt + GOOGLE_TESTING_REFRESH_MS : null, credentials.refresh_expires_at ?? null];
+    const known = ends.filter((e): e is number => typeof e === "number");
+    return { refreshable: true, accessEndsAt: known.length > 0 ? Math.min(...known) : null };
   }
   return { refreshable: false, accessEndsAt: tokenExpiresAt ?? credentials.expires_at ?? null };
 }

@@ -8,6 +8,11 @@ export interface AccountCredentials {
   refresh_token?: string;
   /** Epoch ms. */
   expires_at?: number | null;
+  /**
+   * Epoch ms when the refresh token itself ends, where the network says so (`refresh_token_expires_in` /
+   * `refresh_expires_in`): the end of an access the service cannot renew past (docs/account-health.md).
+   */
+  refresh_expires_at?: number | null;
   /** Bluesky */
   identifier?: string;
   app_password?: string;

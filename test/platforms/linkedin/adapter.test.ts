@@ -380,7 +380,13 @@ describe("LinkedIn refresh", () => {
     });
     const refreshed = await member.refresh!(testAdapterContext({ now: () => now }), account);
     expect(refreshed).toEqual({
-      credentials: { access_token: "li-access-1", refresh_token: "refresh-token", expires_at: now + 5_184_000_000 },
+      credentials: {
+        access_token: "li-access-1",
+        refresh_token: "refresh-token",
+        expires_at: now + 5_184_000_000,
+        // What is left of the refresh token's year, as LinkedIn's answer says (refresh_token_expires_in).
+        refresh_expires_at: now + 31_535_999_000,
+      },
       expiresAt: now + 5_184_000_000,
     });
     expect(fake.calls.map(view)).toEqual([

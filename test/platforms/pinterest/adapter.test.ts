@@ -340,7 +340,12 @@ describe("pinterest adapter: refresh", () => {
     const now = 1_700_000_000_000;
     const result = await pinterestAdapter.refresh!(testAdapterContext({ now: () => now }), testAccount("pinterest"));
     expect(result).toEqual({
-      credentials: { access_token: "pina_fake_1", refresh_token: "refresh-token", expires_at: now + 2_592_000_000 },
+      credentials: {
+        access_token: "pina_fake_1",
+        refresh_token: "refresh-token",
+        expires_at: now + 2_592_000_000,
+        refresh_expires_at: now + 31_536_000_000, // refresh_token_expires_in: 365 days
+      },
       expiresAt: now + 2_592_000_000,
     });
     expect(fake.calls).toEqual([

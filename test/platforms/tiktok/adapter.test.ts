@@ -412,7 +412,12 @@ describe("tiktok adapter: refresh", () => {
     const result = await tiktokAdapter.refresh!(testAdapterContext({ now: () => now }), testAccount("tiktok"));
     expect(result).toEqual({
       // TikTok access tokens live 2 hours (TikTok "Manage OAuth Access Tokens", November 2026; was 24 hours).
-      credentials: { access_token: "tt-access-1", refresh_token: "tt-refresh-1", expires_at: now + 7_200_000 },
+      credentials: {
+        access_token: "tt-access-1",
+        refresh_token: "tt-refresh-1",
+        expires_at: now + 7_200_000,
+        refresh_expires_at: now + 15_552_000_000, // refresh_expires_in: 180 days
+      },
       expiresAt: now + 7_200_000,
     });
     expect(fake.calls).toEqual([
