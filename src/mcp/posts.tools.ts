@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { CreatePostRequest, UpdatePostRequest } from "../routes/posts/schemas";
+import { CreatePostRequest, ListPostsQuery, UpdatePostRequest } from "../routes/posts/schemas";
 import { getPostMetrics } from "../services/metrics/get-post-metrics";
 import { createPost } from "../services/posts/create-post";
 import { deletePost } from "../services/posts/delete-post";
@@ -29,6 +29,13 @@ export const postTools = [
         .optional()
         .describe("Only posts with this status."),
       label_id: z.uuid().optional().describe("Only posts carrying this label."),
+      social_account_id: z.uuid().optional().describe("Only posts with a row for this social account."),
+      scheduled_from: ListPostsQuery.shape.scheduled_from.describe(
+        "Only posts scheduled at or after this time (ISO 8601 with Z or an offset; a bare Y-m-d H:i:s or Y-m-d is UTC).",
+      ),
+      scheduled_to: ListPostsQuery.shape.scheduled_to.describe(
+        "Only posts scheduled before this time (not at it); same formats as scheduled_from.",
+      ),
     },
     annotations: READ,
     run: (ctx, input) =>
@@ -36,6 +43,9 @@ export const postTools = [
         page: (input.page as number | undefined) ?? 1,
         status: input.status as never,
         label_id: input.label_id as string | undefined,
+        social_account_id: input.social_account_id as string | undefined,
+        scheduled_from: input.scheduled_from as string | undefined,
+        scheduled_to: input.scheduled_to as string | undefined,
       }),
   }),
   defineTool({

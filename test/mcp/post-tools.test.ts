@@ -60,6 +60,15 @@ describe("MCP tool server: post tools", () => {
     const page = await callTool(client, "list-posts-tool", { status: "scheduled" });
     expect(page.data.map((p: { id: string }) => p.id)).toEqual([post.id]);
     expect(page.meta).toMatchObject({ current_page: 1, total: 1, per_page: 15 });
+    // The REST list's account and scheduled_at window filters (issue 27).
+    const around = (ms: number) => new Date(Date.parse(when) + ms).toISOString();
+    const window = { scheduled_from: around(-1000), scheduled_to: around(1000) };
+    const inWindow = await callTool(client, "list-posts-tool", { social_account_id: x.id, ...window });
+    expect(inWindow.data.map((p: { id: string }) => p.id)).toEqual([post.id]);
+    const after = await callTool(client, "list-posts-tool", { scheduled_from: window.scheduled_to });
+    expect(after.meta.total).toBe(0);
+    const otherAccount = await callTool(client, "list-posts-tool", { social_account_id: crypto.randomUUID() });
+    expect(otherAccount.meta.total).toBe(0);
     expect(await callTool(client, "get-post-tool", { post_id: post.id })).toEqual(scheduled);
 
     expect(await callTool(client, "delete-post-tool", { post_id: post.id })).toEqual({ deleted: true, id: post.id });
