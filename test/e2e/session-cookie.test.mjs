@@ -1,0 +1,203 @@
+// Issue 27: the dashboard's `__Host-esp-session` cookie in a real headless Chromium against `wrangler dev` on
+// http://127.0.0.1 — a secure context, so the browser keeps a Secure, `__Host-` cookie over plain HTTP there. Signs in
+// from a page of the Worker's origin with fetch (the browser adds Origin itself), reads and writes with the cookie
+// alone, is refused from another origin, signs out. Skipped with a message where Chromium is not installed.
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ROOT = path.resolve(import.meta.dirname, "../..");
+const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
+const ADMIN_TOKEN = "e2e-admin-token";
+const chromiumMissing = !existsSync(CHROMIUM);
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForHealth(base, child) {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/api/health`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error("wrangler dev did not start within 60 s");
+}
+
+let wrangler;
+let stateDir;
+let base;
+let otherOrigin;
+let other;
+let wranglerLog = "";
+
+before(async () => {
+  if (chromiumMissing) return;
+  const port = await freePort();
+  base = `http://127.0.0.1:${port}`;
+  // A page of another origin (another port is another origin) that tries to write with the visitor's cookie.
+  const otherPort = await freePort();
+  otherOrigin = `http://127.0.0.1:${otherPort}`;
+  other = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "text/html" });
+    res.end("<!doctype html><title>Elsewhere</title>");
+  });
+  await new Promise((resolve) => other.listen(otherPort, "127.0.0.1", resolve));
+  stateDir = mkdtempSync(path.join(tmpdir(), "session-e2e-"));
+  const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
+  const migrate = spawnSync(
+    process.execPath,
+    [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir],
+    { cwd: ROOT, env, encoding: "utf8" },
+  );
+  assert.equal(migrate.status, 0, migrate.stderr || migrate.stdout);
+  const vars = {
+    APP_ENV: "development",
+    LOG_LEVEL: "warn",
+    PUBLIC_URL: base,
+    TOKEN_ENCRYPTION_KEY: "e2e-token-encryption-key",
+    UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
+    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
+    ADMIN_TOKEN,
+  };
+  const args = [
+    WRANGLER,
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--persist-to",
+    stateDir,
+    "--show-interactive-dev-session=false",
+  ];
+  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
+  wrangler = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  wrangler.stdout.on("data", (d) => {
+    wranglerLog += d;
+  });
+  wrangler.stderr.on("data", (d) => {
+    wranglerLog += d;
+  });
+  await waitForHealth(base, wrangler);
+});
+
+after(async () => {
+  if (wrangler && wrangler.exitCode === null) {
+    try {
+      process.kill(-wrangler.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  other?.close();
+  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
+});
+
+test("the __Host- session cookie in Chromium on http://127.0.0.1: sign in, act, refused cross-origin, sign out", {
+  skip: chromiumMissing
+    ? `Chromium not installed at ${CHROMIUM} (apt-get install chromium); browser test skipped`
+    : false,
+  timeout: 120_000,
+}, async () => {
+  const email = "owner@example.com";
+  const password = "correct horse battery";
+  const boot = await fetch(`${base}/api/admin/workspaces`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ name: "E2E", owner: { email, name: "Owner", password } }),
+  });
+  assert.equal(boot.status, 201, wranglerLog);
+
+  const { chromium } = await import("playwright-core");
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+  });
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${base}/api/health`);
+    const call = (method, p, body) =>
+      page.evaluate(
+        async ([m, url, b]) => {
+          const res = await fetch(url, {
+            method: m,
+            headers: b ? { "Content-Type": "application/json" } : {},
+            body: b ? JSON.stringify(b) : undefined,
+          });
+          const text = await res.text();
+          return { status: res.status, body: text ? JSON.parse(text) : null };
+        },
+        [method, p, body],
+      );
+
+    const signIn = await call("POST", "/api/session", { email, password });
+    assert.equal(signIn.status, 200, JSON.stringify(signIn.body));
+    const cookies = await context.cookies(base);
+    const session = cookies.find((c) => c.name === "__Host-esp-session");
+    assert.ok(session, `the browser kept no session cookie: ${JSON.stringify(cookies)}`);
+    assert.equal(session.secure, true);
+    assert.equal(session.httpOnly, true);
+    assert.equal(session.sameSite, "Lax");
+    assert.equal(session.path, "/");
+    assert.equal(session.domain, "127.0.0.1");
+    const week = Date.now() / 1000 + 7 * 86_400;
+    assert.ok(Math.abs(session.expires - week) < 120, `expires ${session.expires}, expected about ${week}`);
+    // No script reads it.
+    assert.equal(await page.evaluate(() => document.cookie.includes("esp-session")), false);
+
+    const me = await call("GET", "/api/me");
+    assert.equal(me.status, 200);
+    assert.equal(me.body.user.email, email);
+    const label = await call("POST", "/api/labels", { name: "From the browser", color: "#1D4ED8" });
+    assert.equal(label.status, 201, JSON.stringify(label.body));
+
+    // A page on another origin: the browser sends its own Origin, and the write is refused.
+    const foreign = await context.newPage();
+    await foreign.goto(otherOrigin);
+    const attempt = await foreign.evaluate(async (url) => {
+      const res = await fetch(url, {
+        method: "POST",
+        credentials: "include",
+        mode: "no-cors",
+        headers: { "Content-Type": "text/plain" },
+        body: JSON.stringify({ name: "Forged", color: "#000000" }),
+      });
+      return res.type;
+    }, `${base}/api/labels`);
+    assert.equal(attempt, "opaque");
+    const labels = await call("GET", "/api/labels");
+    assert.deepEqual(
+      labels.body.map((l) => l.name),
+      ["From the browser"],
+    );
+
+    const out = await call("DELETE", "/api/session");
+    assert.equal(out.status, 204);
+    assert.equal(
+      (await context.cookies(base)).some((c) => c.name === "__Host-esp-session"),
+      false,
+    );
+    assert.equal((await call("GET", "/api/me")).status, 401);
+  } finally {
+    await browser.close();
+  }
+});
