@@ -42,7 +42,12 @@ describe("npm run deploy on an account that has nothing", () => {
       assert.deepEqual(first.state.d1, ["social-publisher"]);
       assert.deepEqual(first.state.migrated, { "social-publisher": true });
       const worker = first.state.workers["edge-social-publisher"];
-      assert.deepEqual([...worker.secrets].sort(), ["ADMIN_TOKEN", "TOKEN_ENCRYPTION_KEY", "UPLOAD_SIGNING_KEY"]);
+      assert.deepEqual([...worker.secrets].sort(), [
+        "ADMIN_TOKEN",
+        "AUTH_SECRET",
+        "TOKEN_ENCRYPTION_KEY",
+        "UPLOAD_SIGNING_KEY",
+      ]);
       assert.deepEqual(worker.vars, { PUBLIC_URL: "https://edge-social-publisher.acct.workers.dev" });
       const order = first.calls.map((c) => c.split(" ").slice(0, 2).join(" "));
       // The database the deploy provisions is migrated after it; the second deploy carries PUBLIC_URL.
