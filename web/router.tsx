@@ -1,12 +1,14 @@
 import type { ComponentChildren, PartialAnchorHTMLAttributes } from "preact";
 import { useEffect, useState } from "preact/hooks";
+import { href, pathUnderBase } from "./lib/paths";
+
+export { BASE, href, matchRoute } from "./lib/paths";
 
 /**
  * A router of a few lines for the dashboard's paths under `/app` (History API): `useLocation()` re-renders on every
  * navigation, `<Link to="/posts">` navigates without a page load, `matchRoute("/posts/:id", path)` reads parameters.
  * Paths given to it are relative to `/app` ("/" is the dashboard's home).
  */
-export const BASE = "/app";
 
 export interface Location {
   /** The path under /app, "/" for /app itself. */
@@ -17,14 +19,7 @@ export interface Location {
 const listeners = new Set<() => void>();
 
 function current(): Location {
-  const p = window.location.pathname;
-  const path = p === BASE || p === `${BASE}/` ? "/" : p.startsWith(`${BASE}/`) ? p.slice(BASE.length) : p;
-  return { path, query: new URLSearchParams(window.location.search) };
-}
-
-/** The URL of a dashboard path ("/posts?page=2" → "/app/posts?page=2"). */
-export function href(to: string): string {
-  return to === "/" ? BASE : to.startsWith("/?") ? `${BASE}${to.slice(1)}` : `${BASE}${to}`;
+  return { path: pathUnderBase(window.location.pathname), query: new URLSearchParams(window.location.search) };
 }
 
 export function navigate(to: string, options: { replace?: boolean } = {}) {
@@ -48,21 +43,6 @@ export function useLocation(): Location {
     };
   }, []);
   return location;
-}
-
-/** `matchRoute("/posts/:id", "/posts/42")` → `{ id: "42" }`; null when the path does not match. */
-export function matchRoute(pattern: string, path: string): Record<string, string> | null {
-  const want = pattern.split("/").filter(Boolean);
-  const have = path.split("/").filter(Boolean);
-  if (want.length !== have.length) return null;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < want.length; i++) {
-    const w = want[i] as string;
-    const h = have[i] as string;
-    if (w.startsWith(":")) params[w.slice(1)] = decodeURIComponent(h);
-    else if (w !== h) return null;
-  }
-  return params;
 }
 
 type AnchorProps = Omit<PartialAnchorHTMLAttributes<HTMLAnchorElement>, "href" | "role"> & {
