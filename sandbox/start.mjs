@@ -4,6 +4,7 @@
 // The networks are TypeScript built from the test suite's fakes (sandbox/networks.ts); esbuild bundles them at
 // start (a few hundred ms), so nothing here is ever part of the deployed Worker.
 import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import path from "node:path";
 import { build } from "esbuild";
@@ -185,6 +186,7 @@ async function waitForHealth(base, child, log, timeoutMs = 90_000) {
  * in `sandboxKeys` (default: every network; or a function of the started sandbox returning them — `npm run dev`
  * picks the ones without credentials in .dev.vars) — and
  * `vars` (tests pass their secrets here), and waits for /api/health.
+ * With `persistTo` the project's .dev.vars is not read (`vars` carries everything).
  * `stdio: "inherit"` shows wrangler's own output (dev); otherwise it is kept for `log()` (tests).
  * `close()` stops wrangler (its whole process group) and the sandbox.
  */
@@ -207,7 +209,15 @@ export async function startStack({
     const keys = typeof sandboxKeys === "function" && networks ? sandboxKeys(networks) : sandboxKeys;
     const allVars = { ...(networks ? networks.vars(keys) : {}), ...vars };
     const args = ["dev", "--ip", host, "--port", String(port)];
-    if (persistTo) args.push("--persist-to", persistTo);
+    if (persistTo) {
+      args.push("--persist-to", persistTo);
+      // A stack with a state directory of its own (tests) does not read the project's .dev.vars either: an empty
+      // env file stands in for it (wrangler loads .dev.vars only without --env-file).
+      mkdirSync(persistTo, { recursive: true });
+      const empty = path.join(persistTo, "empty.env");
+      writeFileSync(empty, "");
+      args.push("--env-file", empty);
+    }
     if (stdio !== "inherit") args.push("--show-interactive-dev-session=false");
     // `--var key:value` overrides vars of wrangler.jsonc and .dev.vars alike (checked with wrangler 4.164):
     // https://developers.cloudflare.com/workers/wrangler/commands/#dev
