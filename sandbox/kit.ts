@@ -81,6 +81,20 @@ function safeOrigin(u: string): string {
   }
 }
 
+/** The network's home page (GET /): what this origin is and how to connect it. */
+export function homePage(label: string, hint: string): MaybeHandler {
+  return (req) =>
+    req.method === "GET" && new URL(req.url).pathname === "/"
+      ? html(
+          `${label} sandbox`,
+          `<span class="badge">Sandbox</span><h1>${escapeHtml(label)} sandbox</h1>
+<p>A fake ${escapeHtml(label)} for local development: its consent page, token endpoint and publishing, media and metrics APIs answer here, and every post published to it has a page on this origin.</p>
+<p>To use it: ${escapeHtml(hint)}.</p>
+<p>To use the real ${escapeHtml(label)} instead, put its app credentials in <code>.dev.vars</code> and restart <code>npm run dev</code> (README "Local sandbox").</p>${SANDBOX_NOTE}`,
+        )
+      : null;
+}
+
 /** One published item as the sandbox's post page shows it. */
 export interface ShownPost {
   id: string;

@@ -35,6 +35,7 @@ import {
   chain,
   consentPage,
   type Handler,
+  homePage,
   idOnly,
   type MaybeHandler,
   onOrigin,
@@ -843,5 +844,10 @@ export function createNetworks(origins: Partial<Record<NetworkKey, string>>): Sa
     youtube,
     pinterest,
   };
-  return NETWORK_KEYS.filter((k) => origins[k]).map((k) => factories[k](origins[k]!));
+  return NETWORK_KEYS.filter((k) => origins[k]).map((k) => {
+    const network = factories[k](origins[k]!);
+    const home = homePage(network.label, network.hint);
+    const handle = network.handle;
+    return { ...network, handle: async (req: Request) => (await home(req)) ?? handle(req) };
+  });
 }

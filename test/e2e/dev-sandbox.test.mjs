@@ -132,6 +132,12 @@ test("npm run dev prints a working API key, the dashboard URL, the owner's sign-
     sandboxes.map(([label]) => label),
     ["X", "Mastodon", "Bluesky", "LinkedIn", "Facebook", "Instagram", "Threads", "TikTok", "YouTube", "Pinterest"],
   );
+  // Each sandbox answers where the banner says, with a home page saying what it is.
+  for (const [label, o] of sandboxes) {
+    const home = await fetch(`${o}/`);
+    assert.equal(home.status, 200, o);
+    assert.ok((await home.text()).includes(`<h1>${label} sandbox</h1>`), o);
+  }
   // The secrets of .dev.vars stay out of the banner.
   const adminToken = /^ADMIN_TOKEN=(.+)$/m.exec(readFileSync(path.join(own, ".dev.vars"), "utf8"))[1];
   assert.ok(!out.includes(adminToken));
