@@ -43,12 +43,16 @@ export interface Route {
   page: FunctionComponent<PageProps>;
 }
 
+/** One component for both composer routes: a new post that gets its id (`/compose/<id>`) keeps what was typed. */
+const composer = lazyPage(() => import("./pages/composer"));
+
 /** Every page of the dashboard. The navigation lists some of them (web/components/layout.tsx). */
 export const routes: Route[] = [
   { pattern: "/calendar", title: "Calendar", page: lazyPage(() => import("./pages/calendar")) },
   { pattern: "/posts", title: "Posts", page: lazyPage(() => import("./pages/posts")) },
   { pattern: "/posts/:id", title: "Post", page: lazyPage(() => import("./pages/post-detail")) },
-  { pattern: "/compose", title: "Compose", page: lazyPage(() => import("./pages/composer")) },
+  { pattern: "/compose", title: "Compose", page: composer },
+  { pattern: "/compose/:id", title: "Edit post", page: composer },
   { pattern: "/accounts", title: "Accounts", page: lazyPage(() => import("./pages/accounts")) },
   { pattern: "/settings", title: "Settings", page: lazyPage(() => import("./pages/settings")) },
 ];

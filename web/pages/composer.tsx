@@ -1,18 +1,777 @@
-import { EmptyState } from "../components/states";
-import { Link } from "../router";
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { errorMessage, type Schema } from "../../sdk/index";
+import { api } from "../api";
+import { Field, FormErrors } from "../components/form";
+import { networkName } from "../components/network";
+import { ErrorState, Loading } from "../components/states";
+import { preferredTimeZone, setPreferredTimeZone, timeZones } from "../components/time-zone-pref";
+import {
+  type ComposeAction,
+  type ComposerRow,
+  createBody,
+  type MetaFieldInfo,
+  metaValues,
+  type NetworkRules,
+  rowOfPath,
+  shownFields,
+  updateBody,
+} from "../lib/compose";
+import { fieldId, type MappedErrors, mapFieldErrors } from "../lib/field-errors";
+import { formatInZone, utcToZoned, zonedToUtc } from "../lib/time-zone";
+import { Link, navigate } from "../router";
+import type { PageProps } from "../routes";
+import { canEdit } from "../session";
+import { useSession } from "../session-context";
+import { type MediaItem, MediaSection } from "./composer/media";
+import { CounterText, measure, type PlatformEntry, Preview, RowEditor } from "./composer/row";
+import { imageSize, uploadFile } from "./composer/upload";
+import { LabelChip } from "./settings/labels";
 
-/** Placeholder: the page is routed; its content comes next (issue 27). */
-export default function ComposePage() {
-  return (
-    <section>
-      <h1>Compose</h1>
-      <EmptyState title="This page is not ready yet">
-        <p>
-          Here you will write a post for several networks at once, with media, and save it as a draft, schedule it or
-          publish it now. Until then, the API does it all: see <a href="/api/docs">the API reference</a>, or go back to
-          the <Link to="/calendar">calendar</Link>.
+type Account = Schema<"SocialAccount">;
+type Post = Schema<"Post">;
+type Label = Schema<"Label">;
+type Signature = Schema<"Signature">;
+
+interface Loaded {
+  accounts: Account[];
+  platforms: PlatformEntry[];
+  labels: Label[];
+  signatures: Signature[];
+  post: Post | null;
+}
+
+/** Loads what the composer needs; `/compose/<id>` edits that post. */
+export default function ComposePage({ params }: PageProps) {
+  const { membership } = useSession();
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [failure, setFailure] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
+  const postId = params.id ?? null;
+  // A post the composer just created keeps this page (and its state); only another post reloads it.
+  const loadedFor = useRef<string | null | undefined>(undefined);
+
+  useEffect(() => {
+    if (loadedFor.current !== undefined && (loadedFor.current === postId || loaded?.post?.id === postId)) return;
+    loadedFor.current = postId;
+    setLoaded(null);
+    setFailure(null);
+    void (async () => {
+      const [accounts, catalog, labels, signatures, post] = await Promise.all([
+        api.GET("/api/social-accounts"),
+        api.GET("/api/content-types"),
+        api.GET("/api/labels"),
+        api.GET("/api/signatures"),
+        postId ? api.GET("/api/posts/{post}", { params: { path: { post: postId } } }) : Promise.resolve(null),
+      ]);
+      if (!accounts.data || !catalog.data || !labels.data || !signatures.data || (post && !post.data)) {
+        const failed = [accounts, catalog, labels, signatures, post].find((r) => r && !r.data);
+        setFailure(
+          post && post.response.status === 404
+            ? "This post does not exist (it may have been deleted)."
+            : errorMessage(failed?.error, "The composer could not be loaded."),
+        );
+        return;
+      }
+      setLoaded({
+        accounts: accounts.data,
+        platforms: catalog.data.platforms,
+        labels: labels.data,
+        signatures: signatures.data,
+        post: post?.data ?? null,
+      });
+    })();
+  }, [postId, attempt]);
+
+  if (!canEdit(membership.role))
+    return (
+      <section>
+        <h1>Compose</h1>
+        <p class="notice">
+          Your role in this workspace ({membership.role}) can read posts but not write them. See the{" "}
+          <Link to="/calendar">calendar</Link> or the <Link to="/posts">posts</Link>.
         </p>
-      </EmptyState>
+      </section>
+    );
+  if (failure)
+    return (
+      <section>
+        <h1>{postId ? "Edit post" : "Compose"}</h1>
+        <ErrorState
+          message={failure}
+          onRetry={() => {
+            loadedFor.current = undefined;
+            setAttempt(attempt + 1);
+          }}
+        />
+      </section>
+    );
+  if (!loaded) return <Loading label="Opening the composer…" />;
+  return (
+    <Composer
+      key={loaded.post?.id ?? "new"}
+      data={loaded}
+      onCreated={(id) => {
+        // The address becomes the post's; this composer (and what is typed in it) stays.
+        loadedFor.current = id;
+        navigate(`/compose/${id}`, { replace: true });
+      }}
+    />
+  );
+}
+
+const EDITABLE: Post["status"][] = ["draft", "scheduled", "failed", "partially_published"];
+
+function mediaFromPost(m: Post["media"][number]): MediaItem {
+  return {
+    key: m.id,
+    id: m.id,
+    name: m.original_filename,
+    type: m.type,
+    url: m.url,
+    alt: m.alt ?? "",
+    savedAlt: m.alt,
+    mimeType: m.mime_type,
+    size: m.size,
+    width: m.width,
+    height: m.height,
+    durationSeconds: m.duration_seconds,
+    progress: null,
+    error: null,
+  };
+}
+
+function rowsFromPost(post: Post, specOf: (p: string) => PlatformEntry | undefined): ComposerRow[] {
+  return post.platforms.map((r) => ({
+    accountId: r.social_account.id,
+    platform: r.platform,
+    rowId: r.id,
+    enabled: r.enabled,
+    contentType: r.content_type,
+    ownText: r.content !== undefined,
+    content: r.content ?? "",
+    thread: (r.thread ?? []).map((t) => ({ content: t.content })),
+    firstComment: r.first_comment?.content ?? "",
+    meta: metaValues((specOf(r.platform)?.meta_fields ?? []) as MetaFieldInfo[], r.meta),
+  }));
+}
+
+/** Tab names: the network, or the network and the account when two accounts of one network are picked. */
+function tabNames(rows: ComposerRow[], accountName: (id: string) => string): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const r of rows) {
+    const same = rows.filter((o) => o.enabled && o.platform === r.platform).length > 1;
+    names.set(r.accountId, same ? `${networkName(r.platform)} (${accountName(r.accountId)})` : networkName(r.platform));
+  }
+  return names;
+}
+
+type Phase =
+  | { kind: "idle" }
+  | { kind: "saving"; action: ComposeAction }
+  | { kind: "publishing"; done: number; total: number }
+  | { kind: "done"; message: string; post: Post };
+
+let keySeq = 0;
+
+function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) => void }) {
+  const specOf = (platform: string) => data.platforms.find((p) => p.platform === platform);
+  const rules = (platform: string): NetworkRules => {
+    const spec = specOf(platform);
+    return {
+      thread: (spec?.thread_max_items ?? 0) > 0,
+      firstComment: (spec?.first_comment_max_length ?? 0) > 0,
+      metaFields: (spec?.meta_fields ?? []) as MetaFieldInfo[],
+    };
+  };
+  const [post, setPost] = useState<Post | null>(data.post);
+  const [content, setContent] = useState(data.post?.content ?? "");
+  const [media, setMedia] = useState<MediaItem[]>((data.post?.media ?? []).map(mediaFromPost));
+  const [labelIds, setLabelIds] = useState<string[]>((data.post?.labels ?? []).map((l) => l.id));
+  const [rows, setRows] = useState<ComposerRow[]>(data.post ? rowsFromPost(data.post, specOf) : []);
+  const [zone, setZone] = useState(preferredTimeZone);
+  const [when, setWhen] = useState(() => utcToZoned(data.post?.scheduled_at, preferredTimeZone()) ?? "");
+  const [active, setActive] = useState<string>("all");
+  const [signature, setSignature] = useState("");
+  const [errors, setErrors] = useState<MappedErrors>({ fields: {}, general: [], first: null });
+  const [phase, setPhase] = useState<Phase>({ kind: "idle" });
+  const focusFirst = useRef(false);
+  const statusRef = useRef<HTMLDivElement>(null);
+
+  const accountOf = (id: string) => data.accounts.find((a) => a.id === id);
+  const accountName = (id: string) => accountOf(id)?.display_name ?? "account";
+  const enabledRows = rows.filter((r) => r.enabled);
+  const names = tabNames(rows, accountName);
+  const uploading = media.some((m) => m.progress !== null);
+  const editable = !post || EDITABLE.includes(post.status);
+
+  useEffect(() => {
+    if (!focusFirst.current) return;
+    focusFirst.current = false;
+    const el = errors.first ? document.getElementById(fieldId(errors.first)) : null;
+    (el ?? document.getElementById("compose-errors"))?.focus();
+  }, [errors]);
+
+  useEffect(() => {
+    if (phase.kind === "done") statusRef.current?.focus();
+  }, [phase.kind]);
+
+  // --- accounts ---
+  function toggleAccount(account: Account, on: boolean) {
+    const existing = rows.find((r) => r.accountId === account.id);
+    if (existing) {
+      if (!on && !existing.rowId) setRows(rows.filter((r) => r !== existing));
+      else setRows(rows.map((r) => (r === existing ? { ...r, enabled: on } : r)));
+      if (!on && active === account.id) setActive("all");
+      return;
+    }
+    const spec = specOf(account.platform);
+    setRows([
+      ...rows,
+      {
+        accountId: account.id,
+        platform: account.platform,
+        rowId: null,
+        enabled: true,
+        contentType: spec?.default_content_type ?? "",
+        ownText: false,
+        content: "",
+        thread: [],
+        firstComment: "",
+        meta: {},
+      },
+    ]);
+  }
+
+  // --- media ---
+  async function addFiles(files: File[]) {
+    for (const file of files) {
+      const key = `u${++keySeq}`;
+      const abort = new AbortController();
+      const size = await imageSize(file);
+      const item: MediaItem = {
+        key,
+        id: null,
+        name: file.name,
+        type: file.type.startsWith("video/") ? "video" : "image",
+        url: file.type.startsWith("image/") ? URL.createObjectURL(file) : null,
+        alt: "",
+        savedAlt: null,
+        mimeType: file.type || null,
+        size: file.size,
+        width: size?.width ?? null,
+        height: size?.height ?? null,
+        durationSeconds: null,
+        progress: 0,
+        error: null,
+        abort,
+      };
+      setMedia((list) => [...list, item]);
+      const update = (patch: Partial<MediaItem>) =>
+        setMedia((list) => list.map((m) => (m.key === key ? { ...m, ...patch } : m)));
+      void uploadFile(file, "", (f) => update({ progress: f }), abort.signal).then((result) => {
+        if (result.ok)
+          update({
+            id: result.stored.media_id,
+            type: result.stored.type,
+            mimeType: result.stored.mime_type,
+            progress: null,
+            savedAlt: null,
+          });
+        else update({ progress: null, error: result.message });
+      });
+    }
+  }
+
+  // --- saving ---
+  function fail(error: unknown, fallback: string) {
+    const state = currentState();
+    const mapped = mapFieldErrors(error, shownFields(state, rules));
+    if (!mapped.first && mapped.general.length === 0) mapped.general.push(fallback);
+    const row = rowOfPath(mapped.first);
+    if (row !== null && rows[row]) setActive(rows[row].accountId);
+    else if (mapped.first) setActive("all");
+    focusFirst.current = true;
+    setErrors(mapped);
+    setPhase({ kind: "idle" });
+  }
+
+  function currentState() {
+    return {
+      content,
+      mediaIds: media.filter((m) => m.id).map((m) => m.id as string),
+      labelIds,
+      rows,
+      scheduledAt: when ? zonedToUtc(when, zone) : null,
+    };
+  }
+
+  async function save(action: ComposeAction) {
+    setErrors({ fields: {}, general: [], first: null });
+    setPhase({ kind: "saving", action });
+    const state = currentState();
+    if (when && !state.scheduledAt)
+      return fail({ errors: { scheduled_at: ["Enter a date and a time."] } }, "Enter a date and a time.");
+    // Alt texts first (PATCH /api/media/{media}): scheduling checks them against each network's limit.
+    const uploaded = media.filter((m) => m.id);
+    for (const [i, m] of uploaded.entries()) {
+      if ((m.alt.trim() || null) === (m.savedAlt?.trim() || null)) continue;
+      const { error, response } = await api.PATCH("/api/media/{media}", {
+        params: { path: { media: m.id as string } },
+        body: { alt: m.alt.trim() === "" ? null : m.alt },
+      });
+      if (!response.ok) {
+        const messages = (error as { errors?: Record<string, string[]> })?.errors?.alt;
+        return fail(
+          messages ? { errors: { [`media.${i}.alt`]: messages } } : error,
+          "The alt text could not be saved.",
+        );
+      }
+      setMedia((list) => list.map((x) => (x.key === m.key ? { ...x, savedAlt: m.alt.trim() || null } : x)));
+    }
+    let current = post;
+    let currentRows = rows;
+    if (!current) {
+      // A new post: created as a draft with its targets (POST /api/posts takes no meta), then saved like an edit.
+      const { data: created, error } = await api.POST("/api/posts", {
+        body: createBody(content, rows),
+      });
+      if (!created) return fail(error, "The post could not be created.");
+      current = created;
+      currentRows = rows.map((r) => ({
+        ...r,
+        rowId: created.platforms.find((p) => p.social_account.id === r.accountId)?.id ?? null,
+      }));
+      setPost(created);
+      setRows(currentRows);
+      onCreated(created.id);
+    }
+    const body = updateBody({ ...state, rows: currentRows }, action, rules);
+    const { data: saved, error } = await api.PUT("/api/posts/{post}", {
+      params: { path: { post: current.id } },
+      body,
+    });
+    if (!saved) return fail(error, "The post could not be saved.");
+    setPost(saved);
+    setRows(rowsFromPost(saved, specOf));
+    setMedia((list) => {
+      const fresh = saved.media.map(mediaFromPost);
+      // Keep failed uploads on screen so their message stays; everything else is the server's.
+      return [...fresh, ...list.filter((m) => m.error)];
+    });
+    if (action === "publish") return follow(saved);
+    setPhase({
+      kind: "done",
+      post: saved,
+      message:
+        action === "schedule"
+          ? `Scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+          : "Saved as a draft.",
+    });
+  }
+
+  /** Publishing: the post's rows, polled until none is publishing (at most about two minutes). */
+  async function follow(p: Post) {
+    let latest = p;
+    const total = latest.platforms.filter((r) => r.enabled).length;
+    for (let i = 0; i < 80 && latest.status === "publishing"; i++) {
+      const done = latest.platforms.filter(
+        (r) => r.enabled && (r.status === "published" || r.status === "failed"),
+      ).length;
+      setPhase({ kind: "publishing", done, total });
+      await new Promise((r) => setTimeout(r, 1500));
+      const { data } = await api.GET("/api/posts/{post}", { params: { path: { post: p.id } } });
+      if (data) latest = data;
+    }
+    setPost(latest);
+    setPhase({
+      kind: "done",
+      post: latest,
+      message:
+        latest.status === "published"
+          ? "Published on every network."
+          : latest.status === "publishing"
+            ? "Still publishing: follow it on the post's page."
+            : latest.status === "partially_published"
+              ? "Published on some networks; see which failed and why."
+              : "Publishing failed; see why on the post's page.",
+    });
+  }
+
+  const busy = phase.kind === "saving" || phase.kind === "publishing";
+  const selectable = data.accounts.filter(
+    (a) => (a.status === "connected" && a.is_active) || rows.some((r) => r.accountId === a.id),
+  );
+  const activeRowIndex = rows.findIndex((r) => r.accountId === active && r.enabled);
+  const activeRow = activeRowIndex >= 0 ? rows[activeRowIndex] : undefined;
+  const tabs = [
+    { id: "all", name: "All networks" },
+    ...enabledRows.map((r) => ({ id: r.accountId, name: names.get(r.accountId) ?? "" })),
+  ];
+  const tabErrors = useMemo(() => {
+    const set = new Set<string>();
+    for (const path of Object.keys(errors.fields)) {
+      const i = rowOfPath(path);
+      if (i !== null && rows[i]) set.add(rows[i].accountId);
+    }
+    return set;
+  }, [errors, rows]);
+
+  function onTabKey(e: KeyboardEvent, index: number) {
+    const next =
+      e.key === "ArrowRight"
+        ? index + 1
+        : e.key === "ArrowLeft"
+          ? index - 1
+          : e.key === "Home"
+            ? 0
+            : e.key === "End"
+              ? tabs.length - 1
+              : null;
+    if (next === null) return;
+    e.preventDefault();
+    const tab = tabs[(next + tabs.length) % tabs.length];
+    if (!tab) return;
+    setActive(tab.id);
+    document.getElementById(`tab-${tab.id}`)?.focus();
+  }
+
+  const e = errors.fields;
+  return (
+    <section class="composer">
+      <h1>{post ? "Edit post" : "Compose"}</h1>
+      {post && (
+        <p class="muted">
+          <span class={`status status-${post.status}`}>{post.status.replace("_", " ")}</span>{" "}
+          <Link to={`/posts/${post.id}`}>Open the post's page</Link>
+        </p>
+      )}
+      {!editable && (
+        <p class="notice">A {post?.status} post cannot be changed. Its page shows each network's result.</p>
+      )}
+      <div id="compose-errors" tabIndex={-1}>
+        <FormErrors messages={errors.general} />
+      </div>
+      <form
+        onSubmit={(ev) => {
+          ev.preventDefault();
+          void save("draft");
+        }}
+      >
+        <fieldset class="accounts-picker">
+          <legend>Publish to</legend>
+          {e.platforms && (
+            <p id={fieldId("platforms")} class="field-error" tabIndex={-1}>
+              {e.platforms}
+            </p>
+          )}
+          {selectable.length === 0 ? (
+            <p>
+              No connected accounts yet. <Link to="/accounts">Connect an account</Link>, then come back to write for it.
+            </p>
+          ) : (
+            <ul class="account-choices">
+              {selectable.map((a) => {
+                const row = rows.find((r) => r.accountId === a.id);
+                const usable = a.status === "connected" && a.is_active;
+                return (
+                  <li key={a.id}>
+                    <label class="choice">
+                      <input
+                        type="checkbox"
+                        checked={row?.enabled ?? false}
+                        disabled={!usable && !row?.enabled}
+                        onChange={(ev) => toggleAccount(a, (ev.currentTarget as HTMLInputElement).checked)}
+                      />
+                      <span>
+                        {a.display_name} <span class="muted small">{networkName(a.platform)}</span>
+                        {!usable && <span class="small warn-text"> (not connected)</span>}
+                      </span>
+                    </label>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
+        </fieldset>
+
+        <div class="tabs" role="tablist" aria-label="Networks">
+          {tabs.map((t, i) => (
+            <button
+              key={t.id}
+              id={`tab-${t.id}`}
+              type="button"
+              role="tab"
+              class="tab"
+              aria-selected={active === t.id || (t.id === "all" && !activeRow)}
+              aria-controls={`panel-${t.id}`}
+              tabIndex={active === t.id || (t.id === "all" && !activeRow) ? 0 : -1}
+              onClick={() => setActive(t.id)}
+              onKeyDown={(ev) => onTabKey(ev, i)}
+            >
+              {t.name}
+              {tabErrors.has(t.id) && (
+                <>
+                  <span class="tab-dot" aria-hidden="true" />
+                  <span class="visually-hidden"> (has problems)</span>
+                </>
+              )}
+            </button>
+          ))}
+        </div>
+
+        {activeRow ? (
+          <div
+            id={`panel-${activeRow.accountId}`}
+            role="tabpanel"
+            aria-labelledby={`tab-${activeRow.accountId}`}
+            class="tabpanel"
+          >
+            <div class="row-layout">
+              <RowEditor
+                row={activeRow}
+                index={activeRowIndex}
+                tabName={names.get(activeRow.accountId) ?? ""}
+                accountName={accountName(activeRow.accountId)}
+                spec={specOf(activeRow.platform)}
+                postContent={content}
+                media={media}
+                errors={e}
+                onChange={(next) => setRows(rows.map((r) => (r.accountId === next.accountId ? next : r)))}
+              />
+              <Preview
+                row={activeRow}
+                accountName={accountName(activeRow.accountId)}
+                username={accountOf(activeRow.accountId)?.username ?? ""}
+                networkLabel={names.get(activeRow.accountId) ?? ""}
+                postContent={content}
+                media={media}
+              />
+            </div>
+          </div>
+        ) : (
+          <div id="panel-all" role="tabpanel" aria-labelledby="tab-all" class="tabpanel">
+            <Field path="content" label="Text for all networks" error={e.content} class="field-wide">
+              {(a) => (
+                <textarea
+                  {...a}
+                  aria-describedby={[a["aria-describedby"], "all-counts"].filter(Boolean).join(" ")}
+                  rows={8}
+                  value={content}
+                  onInput={(ev) => setContent((ev.currentTarget as HTMLTextAreaElement).value)}
+                />
+              )}
+            </Field>
+            <ul id="all-counts" class="counts" aria-label="Length on each network">
+              {enabledRows.map((r) => {
+                const c = measure(r, content, media).counters.find((x) => x.field === "content");
+                return (
+                  <li key={r.accountId}>
+                    <span>
+                      {names.get(r.accountId)}
+                      {r.ownText ? " (own text)" : ""}:{" "}
+                    </span>
+                    <CounterText counter={c} id={`count-${r.accountId}`} inline />
+                  </li>
+                );
+              })}
+            </ul>
+            {data.signatures.length > 0 && (
+              <div class="inline-row">
+                <Field path="signature_id" label="Signature" error={e.signature_id}>
+                  {(a) => (
+                    <select
+                      {...a}
+                      value={signature}
+                      onChange={(ev) => setSignature((ev.currentTarget as HTMLSelectElement).value)}
+                    >
+                      <option value="">Choose a signature…</option>
+                      {data.signatures.map((s) => (
+                        <option key={s.id} value={s.id}>
+                          {s.name}
+                        </option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+                <button
+                  type="button"
+                  class="button"
+                  disabled={!signature}
+                  onClick={() => {
+                    const s = data.signatures.find((x) => x.id === signature);
+                    // As the API appends one (signature_id): after a blank line.
+                    if (s)
+                      setContent(content.trim() === "" ? s.content : `${content.replace(/\s+$/, "")}\n\n${s.content}`);
+                  }}
+                >
+                  Add signature
+                </button>
+              </div>
+            )}
+            <MediaSection
+              items={media}
+              disabled={busy}
+              errors={e}
+              onFiles={(files) => void addFiles(files)}
+              onAlt={(key, alt) => setMedia(media.map((m) => (m.key === key ? { ...m, alt } : m)))}
+              onRemove={(key) => setMedia(media.filter((m) => m.key !== key))}
+              onMove={(key, by) => {
+                const list = [...media];
+                const i = list.findIndex((m) => m.key === key);
+                const j = i + by;
+                if (i < 0 || j < 0 || j >= list.length) return;
+                [list[i], list[j]] = [list[j] as MediaItem, list[i] as MediaItem];
+                setMedia(list);
+              }}
+            />
+            {enabledRows.length > 0 && (
+              <p class="small muted">Each network's tab shows its fit notes, preview and problems.</p>
+            )}
+          </div>
+        )}
+
+        {data.labels.length > 0 && (
+          <fieldset>
+            <legend>Labels</legend>
+            {e.label_ids && (
+              <p id={fieldId("label_ids")} class="field-error" tabIndex={-1}>
+                {e.label_ids}
+              </p>
+            )}
+            <ul class="account-choices">
+              {data.labels.map((l) => (
+                <li key={l.id}>
+                  <label class="choice">
+                    <input
+                      type="checkbox"
+                      checked={labelIds.includes(l.id)}
+                      onChange={(ev) =>
+                        setLabelIds(
+                          (ev.currentTarget as HTMLInputElement).checked
+                            ? [...labelIds, l.id]
+                            : labelIds.filter((x) => x !== l.id),
+                        )
+                      }
+                    />
+                    <LabelChip label={l} />
+                  </label>
+                </li>
+              ))}
+            </ul>
+          </fieldset>
+        )}
+
+        <fieldset class="when">
+          <legend>When</legend>
+          <div class="inline-row">
+            <Field
+              path="scheduled_at"
+              label="Publish at"
+              hint={`In ${zone}. Needed to schedule.`}
+              error={e.scheduled_at}
+            >
+              {(a) => (
+                <input
+                  {...a}
+                  type="datetime-local"
+                  value={when}
+                  onInput={(ev) => setWhen((ev.currentTarget as HTMLInputElement).value)}
+                />
+              )}
+            </Field>
+            <Field path="time_zone" label="Time zone">
+              {(a) => (
+                <select
+                  {...a}
+                  value={zone}
+                  onChange={(ev) => {
+                    const z = (ev.currentTarget as HTMLSelectElement).value;
+                    // The same instant, shown in the new zone.
+                    const utc = when ? zonedToUtc(when, zone) : null;
+                    setZone(z);
+                    setPreferredTimeZone(z);
+                    if (utc) setWhen(utcToZoned(utc, z) ?? when);
+                  }}
+                >
+                  {timeZones(zone).map((z) => (
+                    <option key={z} value={z}>
+                      {z}
+                    </option>
+                  ))}
+                </select>
+              )}
+            </Field>
+          </div>
+          {e.status && (
+            <p id={fieldId("status")} class="field-error" tabIndex={-1}>
+              {e.status}
+            </p>
+          )}
+        </fieldset>
+
+        <div class="form-actions compose-actions">
+          <button type="submit" class="button" disabled={busy || uploading || !editable}>
+            {phase.kind === "saving" && phase.action === "draft" ? "Saving…" : "Save draft"}
+          </button>
+          <button
+            type="button"
+            class="button button-primary"
+            disabled={busy || uploading || !editable}
+            onClick={() => void save("schedule")}
+          >
+            {phase.kind === "saving" && phase.action === "schedule" ? "Scheduling…" : "Schedule"}
+          </button>
+          <button
+            type="button"
+            class="button"
+            disabled={busy || uploading || !editable}
+            onClick={() => void save("publish")}
+          >
+            {phase.kind === "saving" && phase.action === "publish" ? "Starting…" : "Publish now"}
+          </button>
+          {uploading && <span class="small muted">Wait for the uploads to finish.</span>}
+        </div>
+      </form>
+
+      <div ref={statusRef} tabIndex={-1} class="compose-status" role="status">
+        {phase.kind === "publishing" && (
+          <div class="publishing">
+            <label for="publish-progress">
+              Publishing: {phase.done} of {phase.total} networks done
+            </label>
+            <progress id="publish-progress" max={phase.total} value={phase.done} />
+          </div>
+        )}
+        {phase.kind === "done" && (
+          <div class="notice">
+            <p>{phase.message}</p>
+            {phase.post.status !== "draft" && phase.post.status !== "scheduled" && (
+              <ul>
+                {phase.post.platforms
+                  .filter((r) => r.enabled)
+                  .map((r) => (
+                    <li key={r.id}>
+                      {networkName(r.platform)} ({r.display_name}): {r.status}
+                      {r.platform_url && (
+                        <>
+                          {" "}
+                          <a href={r.platform_url} rel="noreferrer noopener" target="_blank">
+                            see it on {networkName(r.platform)}
+                          </a>
+                        </>
+                      )}
+                      {r.error_message && <span class="warn-text"> — {r.error_message}</span>}
+                    </li>
+                  ))}
+              </ul>
+            )}
+            <p>
+              <Link to={`/posts/${phase.post.id}`}>Open the post's page</Link> · <Link to="/calendar">Calendar</Link> ·{" "}
+              <Link to="/compose">Write another post</Link>
+            </p>
+          </div>
+        )}
+      </div>
     </section>
   );
 }

@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import { META_FIELDS } from "../../src/catalog/meta-fields";
+import {
+  type ComposerRow,
+  createBody,
+  type MetaFieldInfo,
+  metaPatch,
+  metaValues,
+  rowOfPath,
+  shownFields,
+  updateBody,
+} from "../../web/lib/compose";
+import { mapFieldErrors } from "../../web/lib/field-errors";
+
+const youtube = META_FIELDS.youtube as unknown as MetaFieldInfo[];
+const rules = (platform: string) => ({
+  thread: ["x", "bluesky", "threads", "mastodon"].includes(platform),
+  firstComment: platform !== "pinterest",
+  metaFields: (META_FIELDS[platform] ?? []) as unknown as MetaFieldInfo[],
+});
+
+const row = (patch: Partial<ComposerRow>): ComposerRow => ({
+  accountId: "acc-x",
+  platform: "x",
+  rowId: null,
+  enabled: true,
+  contentType: "x_post",
+  ownText: false,
+  content: "",
+  thread: [],
+  firstComment: "",
+  meta: {},
+  ...patch,
+});
+
+describe("composer body (the state as PUT /api/posts/{post} takes it)", () => {
+  it("sends each row in the post's order: its own text or null, thread, first comment and meta where the network has them", () => {
+    const state = {
+      content: "Shared",
+      mediaIds: ["m1"],
+      labelIds: ["l1"],
+      scheduledAt: "2030-01-01T09:00:00Z",
+      rows: [
+        row({ rowId: "r1", ownText: true, content: "For X", thread: [{ content: "2/2" }], firstComment: " " }),
+        row({
+          accountId: "acc-yt",
+          platform: "youtube",
+          contentType: "youtube_short",
+          meta: { title: "Launch", privacy_status: "unlisted", tags: "a, b,, c", notify_subscribers: "false" },
+        }),
+        row({ accountId: "acc-pin", platform: "pinterest", rowId: "r3", enabled: false, contentType: "pinterest_pin" }),
+      ],
+    };
+    const body = updateBody(state, "schedule", rules);
+    expect(body.status).toBe("scheduled");
+    expect(body.content).toBe("Shared");
+    expect(body.media).toEqual([{ id: "m1" }]);
+    expect(body.label_ids).toEqual(["l1"]);
+    expect(body.scheduled_at).toBe("2030-01-01T09:00:00Z");
+    expect(body.platforms?.[0]).toEqual({
+      id: "r1",
+      enabled: true,
+      content_type: "x_post",
+      content: "For X",
+      thread: [{ content: "2/2" }],
+      first_comment: null,
+    });
+    const yt = body.platforms?.[1];
+    expect(yt).toMatchObject({
+      social_account_id: "acc-yt",
+      content_type: "youtube_short",
+      content: null,
+      first_comment: null,
+    });
+    expect(yt).not.toHaveProperty("thread");
+    expect(yt?.meta).toMatchObject({
+      title: "Launch",
+      privacy_status: "unlisted",
+      tags: ["a", "b", "c"],
+      notify_subscribers: false,
+    });
+    // Fields left blank remove their key (null), so a cleared value is cleared on the server too.
+    expect(Object.values(yt?.meta ?? {}).filter((v) => v === null).length).toBeGreaterThan(0);
+    expect(body.platforms?.[2]).toMatchObject({ id: "r3", enabled: false, content_type: "pinterest_pin" });
+    expect(body.platforms?.[2]).not.toHaveProperty("first_comment");
+  });
+
+  it("draft and publish set the status; schedule without a time sends null so the API names the field", () => {
+    const state = { content: "", mediaIds: [], labelIds: [], rows: [row({})], scheduledAt: null };
+    expect(updateBody(state, "draft", rules)).not.toHaveProperty("scheduled_at");
+    expect(updateBody(state, "draft", rules).status).toBe("draft");
+    expect(updateBody(state, "publish", rules).status).toBe("publishing");
+    expect(updateBody(state, "schedule", rules).scheduled_at).toBeNull();
+    expect(createBody("Hi", [row({})])).toEqual({
+      content: "Hi",
+      platforms: [{ social_account_id: "acc-x", content_type: "x_post" }],
+    });
+  });
+
+  it("meta values round-trip through the form's strings", () => {
+    const meta = { title: "T", tags: ["a", "b"], notify_subscribers: false, category_id: "22" };
+    const values = metaValues(youtube, meta);
+    expect(values).toMatchObject({ title: "T", tags: "a, b", notify_subscribers: "false", category_id: "22" });
+    expect(metaPatch(youtube, values)).toMatchObject(meta);
+    expect(metaPatch([{ name: "n", type: "integer", description: "" }], { n: "abc" })).toEqual({ n: "abc" });
+  });
+});
+
+describe("composer 422 mapping", () => {
+  it("puts a row's problem on its tab's field and the post's on the shared ones, first in page order", () => {
+    const state = {
+      content: "",
+      mediaIds: ["m1"],
+      labelIds: [],
+      scheduledAt: null,
+      rows: [
+        row({ thread: [{ content: "" }] }),
+        row({ accountId: "acc-yt", platform: "youtube", contentType: "youtube_short" }),
+      ],
+    };
+    const error = {
+      message: "…",
+      errors: {
+        scheduled_at: ["The scheduled at field is required when status is scheduled."],
+        "platforms.1.meta.privacy_status": ["The selected platforms.1.meta.privacy status is invalid."],
+        "platforms.0.thread.0.content": ["Thread item 1 needs text or media."],
+        media: ["YouTube: Short requires at least one media item."],
+        "media.0.alt": ["too long"],
+      },
+    };
+    const mapped = mapFieldErrors(error, shownFields(state, rules));
+    expect(mapped.fields).toEqual({
+      scheduled_at: "The scheduled at field is required when status is scheduled.",
+      "platforms.1.meta.privacy_status": "The selected platforms.1.meta.privacy status is invalid.",
+      "platforms.0.thread.0.content": "Thread item 1 needs text or media.",
+      media: "YouTube: Short requires at least one media item.",
+      "media.0.alt": "too long",
+    });
+    expect(mapped.first).toBe("media");
+    expect(rowOfPath("platforms.1.meta.privacy_status")).toBe(1);
+    expect(rowOfPath("platforms.0")).toBe(0);
+    expect(rowOfPath("media")).toBeNull();
+    // A row field the page does not show lands on the nearest one it does: the thread, else the row itself.
+    expect(
+      mapFieldErrors({ errors: { "platforms.0.thread.3.media.0.id": ["x"] } }, shownFields(state, rules)).fields,
+    ).toEqual({
+      "platforms.0.thread": "x",
+    });
+    expect(mapFieldErrors({ errors: { "platforms.1.thread": ["y"] } }, shownFields(state, rules)).fields).toEqual({
+      "platforms.1": "y",
+    });
+  });
+});

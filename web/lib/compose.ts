@@ -1,0 +1,172 @@
+/**
+ * The composer's pure parts: its state as the API's request body (PUT /api/posts/{post}), the field paths a 422 can
+ * name in it, and which network tab holds a path. Row N of the body is row N of the post (existing rows in the
+ * post's order, then the added ones), so `platforms.N.…` of a 422 — from the shape check (request index) or the
+ * schedule rules (post index) — names the same tab.
+ */
+
+// The generated types themselves (not sdk/index, which needs the DOM's fetch types): this module is also
+// type-checked with the server's settings through its tests.
+import type { components } from "../../sdk/schema";
+
+type Schema<Name extends keyof components["schemas"]> = components["schemas"][Name];
+
+type UpdatePost = Schema<"UpdatePostRequest">;
+type ContentType = NonNullable<NonNullable<UpdatePost["platforms"]>[number]["content_type"]>;
+
+/** A meta field as GET /api/content-types describes it (src/catalog/meta-fields.ts). */
+export interface MetaFieldInfo {
+  name: string;
+  type: "string" | "url" | "integer" | "number" | "boolean" | "enum" | "string_list";
+  description: string;
+  content_types?: string[];
+  max_length?: number;
+  values?: string[];
+  max_items?: number;
+  min?: number;
+  default?: string | number | boolean;
+}
+
+export interface ComposerRow {
+  accountId: string;
+  platform: string;
+  /** The post-platform row's id once the post has it. */
+  rowId: string | null;
+  enabled: boolean;
+  contentType: string;
+  /** The row has its own text (else the post's). */
+  ownText: boolean;
+  content: string;
+  thread: { content: string }[];
+  firstComment: string;
+  /** Meta field values as typed (strings; booleans "true"/"false", lists comma-separated). */
+  meta: Record<string, string>;
+}
+
+/** The meta fields a row of this content type reads. */
+export const metaFieldsFor = (fields: readonly MetaFieldInfo[], contentType: string) =>
+  fields.filter((f) => !f.content_types || f.content_types.includes(contentType));
+
+/** Typed values → the meta patch: blank removes the key (null), numbers, booleans and lists as the API wants them. */
+export function metaPatch(fields: readonly MetaFieldInfo[], values: Record<string, string>): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const f of fields) {
+    const raw = (values[f.name] ?? "").trim();
+    if (raw === "") {
+      patch[f.name] = null;
+      continue;
+    }
+    switch (f.type) {
+      case "integer":
+      case "number": {
+        const n = Number(raw);
+        // Not a number: sent as typed, so the API's message names the field.
+        patch[f.name] = Number.isFinite(n) ? n : raw;
+        break;
+      }
+      case "boolean":
+        patch[f.name] = raw === "true";
+        break;
+      case "string_list":
+        patch[f.name] = raw
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
+        break;
+      default:
+        patch[f.name] = raw;
+    }
+  }
+  return patch;
+}
+
+/** A row's stored meta → the values the form shows. */
+export function metaValues(fields: readonly MetaFieldInfo[], meta: Record<string, unknown> | null | undefined) {
+  const values: Record<string, string> = {};
+  for (const f of fields) {
+    const v = meta?.[f.name];
+    if (v === undefined || v === null) continue;
+    values[f.name] = Array.isArray(v) ? v.join(", ") : String(v);
+  }
+  return values;
+}
+
+export type ComposeAction = "draft" | "schedule" | "publish";
+
+export interface ComposerState {
+  content: string;
+  mediaIds: string[];
+  labelIds: string[];
+  rows: ComposerRow[];
+  /** ISO 8601 UTC, or null when none is set. */
+  scheduledAt: string | null;
+}
+
+export interface NetworkRules {
+  thread: boolean;
+  firstComment: boolean;
+  metaFields: readonly MetaFieldInfo[];
+}
+
+/** The PUT body for the composer's state and the button pressed. */
+export function updateBody(
+  state: ComposerState,
+  action: ComposeAction,
+  rules: (platform: string) => NetworkRules,
+): UpdatePost {
+  return {
+    status: action === "draft" ? "draft" : action === "schedule" ? "scheduled" : "publishing",
+    content: state.content,
+    media: state.mediaIds.map((id) => ({ id })),
+    label_ids: state.labelIds,
+    ...(state.scheduledAt ? { scheduled_at: state.scheduledAt } : action === "schedule" ? { scheduled_at: null } : {}),
+    platforms: state.rows.map((row) => {
+      const r = rules(row.platform);
+      const fields = metaFieldsFor(r.metaFields, row.contentType);
+      return {
+        ...(row.rowId ? { id: row.rowId } : { social_account_id: row.accountId }),
+        enabled: row.enabled,
+        content_type: row.contentType as ContentType,
+        content: row.ownText ? row.content : null,
+        ...(r.thread ? { thread: row.thread.map((t) => ({ content: t.content })) } : {}),
+        ...(r.firstComment ? { first_comment: row.firstComment.trim() === "" ? null : row.firstComment } : {}),
+        ...(fields.length > 0 ? { meta: metaPatch(fields, row.meta) } : {}),
+      };
+    }),
+  };
+}
+
+/** Every path a 422 may name that the composer shows beside a control, in the page's order. */
+export function shownFields(state: ComposerState, rules: (platform: string) => NetworkRules): string[] {
+  const shown = ["platforms", "content", "signature_id", "media"];
+  state.mediaIds.forEach((_, i) => {
+    shown.push(`media.${i}.alt`);
+  });
+  state.rows.forEach((row, i) => {
+    const p = `platforms.${i}`;
+    const r = rules(row.platform);
+    shown.push(p, `${p}.content_type`, `${p}.content`);
+    row.thread.forEach((_, j) => {
+      shown.push(`${p}.thread.${j}.content`);
+    });
+    if (r.thread) shown.push(`${p}.thread`);
+    if (r.firstComment) shown.push(`${p}.first_comment`);
+    for (const f of metaFieldsFor(r.metaFields, row.contentType)) shown.push(`${p}.meta.${f.name}`);
+  });
+  shown.push("label_ids", "scheduled_at", "status");
+  return shown;
+}
+
+/** The row (index) whose tab shows a field path, or null for the post's own fields. */
+export function rowOfPath(path: string | null): number | null {
+  const m = path ? /^platforms\.(\d+)(?:\.|$)/.exec(path) : null;
+  return m ? Number(m[1]) : null;
+}
+
+/** The POST /api/posts body of a new post: its targets and text (meta and the rest follow in the PUT). */
+export function createBody(content: string, rows: readonly ComposerRow[]): Schema<"CreatePostRequest"> {
+  return {
+    content,
+    platforms: rows.map((r) => ({ social_account_id: r.accountId, content_type: r.contentType as ContentType })),
+  };
+}
