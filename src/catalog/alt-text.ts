@@ -6,8 +6,9 @@ import { graphemeLength } from "./text-length";
  * `description_limit`, the largest limit the networks that state one share; LinkedIn's 4,086 is the only larger one);
  * scheduling checks each target network's own limit, counted as that network counts it:
  * - X: 1,000 characters (docs.x.com/x-api/media/metadata-create, `alt_text.text`);
- * - Mastodon: 1,500 (the instance's `configuration.media_attachments.description_limit`, default 1,500;
- *   docs.joinmastodon.org/methods/media/#v2 `description`);
+ * - Mastodon: the instance's `configuration.media_attachments.description_limit` as stored on the account (read at
+ *   connect and at publish once a day old), else Mastodon's default 1,500 (docs.joinmastodon.org/methods/media/#v2
+ *   `description`, docs.joinmastodon.org/entities/Instance/#description_limit);
  * - Pinterest: 500 (developers.pinterest.com/docs/api/v5/pins-create, `alt_text`);
  * - Bluesky: 2,000 graphemes (the lexicon states none; Bluesky's app stops at 2,000);
  * - LinkedIn: 4,086 (Posts API `content.media.altText`);
@@ -40,9 +41,19 @@ const codePoints = (s: string) => [...s].length;
 export const altTextLength = (platform: string, text: string) =>
   platform === "bluesky" ? graphemeLength(text) : codePoints(text);
 
-/** Why one media item's alt text does not fit `platform`, or null. `n` is its 1-based place. */
-export function altTextProblem(platform: string, label: string, n: number, alt: string | null | undefined) {
-  const max = ALT_TEXT_MAX[platform];
+/**
+ * Why one media item's alt text does not fit `platform`, or null. `n` is its 1-based place. `accountMax` is the
+ * account's own server's limit where it states one (a Mastodon instance's `description_limit`, read at connect and
+ * again at publish once a day old), which replaces the network's default.
+ */
+export function altTextProblem(
+  platform: string,
+  label: string,
+  n: number,
+  alt: string | null | undefined,
+  accountMax?: number,
+) {
+  const max = accountMax ?? ALT_TEXT_MAX[platform];
   if (!alt || max === null || max === undefined) return null;
   const length = altTextLength(platform, alt);
   if (length <= max) return null;

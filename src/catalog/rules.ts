@@ -31,6 +31,8 @@ export interface AccountTextLimits extends AccountMediaLimits {
   urlLength?: number;
   /** `configuration.statuses.max_media_attachments`: lowers the content type's `max_media_count`, never raises it. */
   maxMediaCount?: number;
+  /** `configuration.media_attachments.description_limit`: the alt text's length on this instance. */
+  altTextMax?: number;
 }
 
 const positiveInt = (v: unknown): number | undefined =>
@@ -39,7 +41,7 @@ const positiveInt = (v: unknown): number | undefined =>
 /**
  * The limits stored on an account's `meta` by the Mastodon instance check (`max_characters`,
  * `characters_reserved_per_url`, `max_media_attachments`, `image_size_limit`, `image_matrix_limit`, `video_size_limit`,
- * `video_matrix_limit`); undefined for other platforms or when never read.
+ * `video_matrix_limit`, `description_limit`); undefined for other platforms or when never read.
  */
 export function accountTextLimits(platform: string, meta: Record<string, unknown> | null | undefined) {
   if (platform !== "mastodon" || !meta) return undefined;
@@ -51,6 +53,7 @@ export function accountTextLimits(platform: string, meta: Record<string, unknown
     imageMaxPixels: positiveInt(meta.image_matrix_limit),
     videoMaxBytes: positiveInt(meta.video_size_limit),
     videoMaxPixels: positiveInt(meta.video_matrix_limit),
+    altTextMax: positiveInt(meta.description_limit),
   };
   return Object.values(limits).some((v) => v !== undefined) ? limits : undefined;
 }
@@ -192,7 +195,7 @@ export function checkPlatformRules(input: RuleInput, phase: RulePhase = "schedul
     problems.push({ field: "media", message });
   }
   input.media.forEach((m, i) => {
-    const message = altTextProblem(input.platform, spec.label, i + 1, m.alt);
+    const message = altTextProblem(input.platform, spec.label, i + 1, m.alt, input.limits?.altTextMax);
     if (message) problems.push({ field: "media", message });
   });
   return problems;

@@ -54,6 +54,7 @@ describe("Mastodon OAuth connect: the instance's limits", () => {
       image_matrix_limit: 33_177_600,
       video_size_limit: 5 * MB,
       video_matrix_limit: 8_294_400,
+      description_limit: 1500,
       instance_checked_at: expect.any(Number),
     });
     expect(masto.count("GET /api/v2/instance")).toBe(1);

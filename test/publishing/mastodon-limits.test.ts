@@ -1,9 +1,10 @@
+import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { MASTODON } from "../support/fakes/mastodon";
 import type { TestWorkspace } from "../support/harness";
 import { accountMeta, connectMastodon, scheduleMastodonPost } from "./mastodon-support";
 import { installFakesEachTest } from "./platforms";
-import { createTestWorkspace, deliver, readRow, seedPost } from "./support";
+import { createTestWorkspace, deliver, readRow, seedMedia, seedPost } from "./support";
 
 const fakes = installFakesEachTest();
 // Tests that fake Date (to age the stored limits) get real timers back.
@@ -27,6 +28,7 @@ describe("Mastodon: the instance's character limit", () => {
       image_matrix_limit: 33_177_600,
       video_size_limit: 99 * 1024 * 1024,
       video_matrix_limit: 8_294_400,
+      description_limit: 1500,
       instance_checked_at: expect.any(Number),
     });
 
@@ -88,5 +90,27 @@ describe("Mastodon: the instance's character limit", () => {
     expect(fakes.mastodon.count("GET /api/v2/instance")).toBe(2);
     expect(await accountMeta(id)).toMatchObject({ max_characters: 600, instance_checked_at: t0 + 25 * 3_600_000 });
     expect(fakes.mastodon.statuses.size).toBe(1);
+  });
+});
+
+describe("Mastodon: the instance's description_limit for alt text (issue 29)", () => {
+  /** A stored image with this alt text. */
+  async function imageWithAlt(ws: TestWorkspace, alt: string) {
+    const id = await seedMedia(ws, "image");
+    await env.DB.prepare("UPDATE media SET alt = ? WHERE id = ?").bind(alt, id).run();
+    return id;
+  }
+
+  it("is read at connect (configuration.media_attachments.description_limit) and checked when scheduling", async () => {
+    fakes.mastodon.descriptionLimit = 1000;
+    const ws = await createTestWorkspace();
+    const id = await connectMastodon(ws);
+    expect(await accountMeta(id)).toMatchObject({ description_limit: 1000 });
+
+    const over = await scheduleMastodonPost(ws, id, { mediaIds: [await imageWithAlt(ws, "a".repeat(1001))] });
+    const message = "Mastodon: the alt text of media item 1 is too long by 1 character (max 1,000).";
+    expect([over.status, over.body]).toEqual([422, { message, errors: { media: [message] } }]);
+    const at = await scheduleMastodonPost(ws, id, { mediaIds: [await imageWithAlt(ws, "a".repeat(1000))] });
+    expect(at.status, at.text).toBe(200);
   });
 });

@@ -9,7 +9,8 @@ import { guardedFetch, type OutboundPolicy, readGuardedJson } from "../../lib/ou
  * A Mastodon account's character limit is its instance's (`GET /api/v2/instance` →
  * `configuration.statuses.max_characters`, `characters_reserved_per_url` for each link, and
  * `max_media_attachments`; Mastodon docs, "instance" methods and the Instance entity), and so are its media limits (`configuration.media_attachments` →
- * `image_size_limit`, `image_matrix_limit`, `video_size_limit`, `video_matrix_limit`). Read when the account
+ * `image_size_limit`, `image_matrix_limit`, `video_size_limit`, `video_matrix_limit`, and `description_limit` — the
+ * alt text's length, docs.joinmastodon.org/entities/Instance/#description_limit). Read when the account
  * connects (and reconnects), stored on the account's `meta` under those names (with `instance_checked_at`), and read
  * again at publish time once a day old. Public, unauthenticated; the instance is the client's choice, so the call
  * goes through the outbound guard.
@@ -34,9 +35,17 @@ export interface MastodonLimits {
   image_matrix_limit?: number;
   video_size_limit?: number;
   video_matrix_limit?: number;
+  /** Characters of a media description (alt text); Mastodon's default 1,500. */
+  description_limit?: number;
 }
 
-const MEDIA_LIMIT_KEYS = ["image_size_limit", "image_matrix_limit", "video_size_limit", "video_matrix_limit"] as const;
+const MEDIA_LIMIT_KEYS = [
+  "image_size_limit",
+  "image_matrix_limit",
+  "video_size_limit",
+  "video_matrix_limit",
+  "description_limit",
+] as const;
 const STATUS_LIMIT_KEYS = ["max_characters", "characters_reserved_per_url", "max_media_attachments"] as const;
 /** Every limit an answer may state, as stored on the account's `meta`. */
 const LIMIT_KEYS = [...STATUS_LIMIT_KEYS, ...MEDIA_LIMIT_KEYS] as const;

@@ -50,6 +50,8 @@ export class FakeMastodon extends ScriptedFake {
   imageMatrixLimit = 33_177_600;
   videoSizeLimit = 99 * 1024 * 1024;
   videoMatrixLimit = 8_294_400;
+  /** `media_attachments.description_limit`: the longest alt text (`description`) the instance takes. */
+  descriptionLimit = 1500;
   /** GET /api/v1/media/:id answers 206 this many times for a video before 200. */
   videoProcessingPolls = 2;
   private nextId = 110000000000000000n;
@@ -154,7 +156,7 @@ export class FakeMastodon extends ScriptedFake {
               "video/mp4",
               "video/quicktime",
             ],
-            description_limit: 1500,
+            description_limit: this.descriptionLimit,
             image_size_limit: this.imageSizeLimit,
             image_matrix_limit: this.imageMatrixLimit,
             video_size_limit: this.videoSizeLimit,
@@ -190,8 +192,10 @@ export class FakeMastodon extends ScriptedFake {
       // docs.joinmastodon.org/methods/media/#v2: `description` is the alt text, at most the instance's
       // `media_attachments.description_limit` characters (1,500 by default); longer is a 422.
       const description = form.get("description");
-      if (typeof description === "string" && [...description].length > 1500) {
-        return this.respond(422, { error: "Validation failed: Description is too long (maximum is 1500 characters)" });
+      if (typeof description === "string" && [...description].length > this.descriptionLimit) {
+        return this.respond(422, {
+          error: `Validation failed: Description is too long (maximum is ${this.descriptionLimit} characters)`,
+        });
       }
       const m: StoredMedia = {
         id: this.id(),
