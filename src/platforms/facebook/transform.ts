@@ -50,7 +50,11 @@ export function planFacebook(contentType: string, content: string, media: Adapte
 
 /**
  * Issue 29: a page photo with its alt text as `alt_text_custom` (Graph API Page Photos, "alt_text_custom: accessible
- * alternative description for an image"), left out when there is none.
+ * alternative description for an image"), left out when there is none. Checked again 2026-11-28: the parameter is
+ * in the `POST /{page-id}/photos` parameters of Meta's generated Business SDK (facebook-python-business-sdk,
+ * `create_photo` param_types) and is a field of the Photo node beside the generated `alt_text`
+ * (developers.facebook.com/docs/graph-api/reference/photo/); the reference page for the edge was not in the search
+ * index, so the quote above is from the parameter list as the SDK generates it.
  */
 function withAlt(body: Record<string, unknown>, m: AdapterMedia): Record<string, unknown> {
   return m.alt ? { ...body, alt_text_custom: m.alt } : body;
