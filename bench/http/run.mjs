@@ -62,6 +62,7 @@ async function queriesOf(base, method, url, key, body, headers = {}) {
   return {
     statements: /d1;desc="(\d+) statements"/.exec(timing)?.[1] ?? "n/a",
     roundTrips: /d1rt;desc="(\d+) round trips"/.exec(timing)?.[1] ?? "n/a",
+    rows: /d1rows;desc="(\d+ read, \d+ written)"/.exec(timing)?.[1] ?? "n/a",
   };
 }
 
@@ -335,9 +336,9 @@ posts carry (test/routes/posts-list.test.ts compares a plain page with a rich on
 with a fixed count: a page this isolate read before and that did not change (the timed rows), a page it has not read
 yet, and a page in which posts changed (test/routes/posts-rendered.test.ts):
 
-| route | D1 statements | D1 round trips |
-|---|---|---|
-${queries.map((q) => `| ${q.route} | ${q.n.statements} | ${q.n.roundTrips} |`).join("\n")}
+| route | D1 statements | D1 round trips | D1 rows (as D1 reports them) |
+|---|---|---|---|
+${queries.map((q) => `| ${q.route} | ${q.n.statements} | ${q.n.roundTrips} | ${q.n.rows} |`).join("\n")}
 
 Bundle (\`wrangler deploy --dry-run\`): ${b.upload} KiB uploaded, **${b.gzip} KiB gzip** (target < 1024 KiB:
 ${Number(b.gzip) < 1024 ? "met" : "NOT met"}), codecs included.

@@ -12,6 +12,23 @@ export interface QueryCounter {
   roundTrips: number;
   /** Wall time spent waiting on D1 (ms); workerd's clock advances across I/O, so this is the round trips' cost. */
   ms: number;
+  /**
+   * Rows read and written as D1 reports them (`meta.rows_read` / `rows_written`, what D1 bills; writes by triggers
+   * included) — for the calls whose result carries `meta`: batches, `run` and `all` (`first` and `raw` return rows
+   * only).
+   */
+  rowsRead?: number;
+  rowsWritten?: number;
+}
+
+/** Adds the `meta` of D1 results to the counter's rows (results without `meta` add nothing). */
+function countRows(counter: QueryCounter, results: unknown): void {
+  for (const r of Array.isArray(results) ? results : [results]) {
+    const meta = (r as { meta?: { rows_read?: number; rows_written?: number } } | null)?.meta;
+    if (!meta) continue;
+    counter.rowsRead = (counter.rowsRead ?? 0) + (meta.rows_read ?? 0);
+    counter.rowsWritten = (counter.rowsWritten ?? 0) + (meta.rows_written ?? 0);
+  }
 }
 
 function timed<T>(counter: QueryCounter, run: () => Promise<T>): Promise<T> {
@@ -39,7 +56,10 @@ export function countingD1(d1: D1Database, counter: QueryCounter): D1Database {
           return (...args: unknown[]) => {
             counter.statements++;
             counter.roundTrips++;
-            return timed(counter, () => value.apply(target, args));
+            return timed(counter, () => value.apply(target, args)).then((result) => {
+              if (prop === "all" || prop === "run") countRows(counter, result);
+              return result;
+            });
           };
         return value.bind(target);
       },
@@ -54,7 +74,10 @@ export function countingD1(d1: D1Database, counter: QueryCounter): D1Database {
           counter.statements += stmts.length;
           counter.roundTrips++;
           // Unwrap our proxies: the binding checks the statements' identity.
-          return timed(counter, () => value.call(target, stmts.map(unwrap)));
+          return timed(counter, () => value.call(target, stmts.map(unwrap))).then((results) => {
+            countRows(counter, results);
+            return results;
+          });
         };
       if (prop === "exec")
         return (sql: string) => {

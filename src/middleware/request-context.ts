@@ -59,7 +59,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (service.config.APP_ENV !== "production")
     c.res.headers.set(
       "Server-Timing",
-      `d1;desc="${queries.statements} statements";dur=${queries.ms.toFixed(1)}, d1rt;desc="${queries.roundTrips} round trips", total;dur=${(performance.now() - started).toFixed(1)}`,
+      `d1;desc="${queries.statements} statements";dur=${queries.ms.toFixed(1)}, d1rt;desc="${queries.roundTrips} round trips", d1rows;desc="${queries.rowsRead ?? 0} read, ${queries.rowsWritten ?? 0} written", total;dur=${(performance.now() - started).toFixed(1)}`,
     );
   const workspace = c.get("workspace");
   log("info", "request", {

@@ -16,6 +16,13 @@ function costOf(res: { headers: Headers }) {
   return { statements: Number(m[1]), round_trips: Number(m[2]) };
 }
 
+/** Rows D1 reports read and written (`d1rows`: what D1 bills, trigger writes included). */
+function rowsOf(res: { headers: Headers }) {
+  const m = /d1rows;desc="(\d+) read, (\d+) written"/.exec(res.headers.get("Server-Timing") ?? "");
+  if (!m) throw new Error("no Server-Timing d1rows entry");
+  return { read: Number(m[1]), written: Number(m[2]) };
+}
+
 async function gif(ws: TestWorkspace, postId: string) {
   const form = new FormData();
   form.append("media", new Blob([GIF_1X1], { type: "image/gif" }), "a.gif");
@@ -63,6 +70,10 @@ describe("round trips per write verb", () => {
     });
     // No label or media named: no statement reads them.
     expect(costOf(bare)).toEqual({ statements: 3, round_trips: 2 });
+    // What D1 reports written (and bills): the rows with their index entries and the revision triggers' updates
+    // (test/db/revision-trigger-cost.test.ts).
+    expect(rowsOf(created).written).toBe(42);
+    expect(rowsOf(bare).written).toBe(12);
     expect((await ws.api("GET", `/api/posts/${bare.body.id}`)).body).toEqual(bare.body);
   });
 
