@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatInZone, isTimeZone, offsetMinutes, utcToZoned, zonedToUtc } from "../../web/lib/time-zone";
+import { formatInZone, isTimeZone, utcToZoned, zonedToUtc } from "../../web/lib/time-zone";
 
 describe("time zones (typed in the person's zone, stored UTC)", () => {
   it("turns a wall-clock time into the UTC instant the API takes", () => {
@@ -9,13 +9,14 @@ describe("time zones (typed in the person's zone, stored UTC)", () => {
     expect(zonedToUtc("2026-12-01T09:00", "Asia/Kolkata")).toBe("2026-12-01T03:30:00Z");
     expect(zonedToUtc("2026-12-01T09:00", "UTC")).toBe("2026-12-01T09:00:00Z");
     expect(zonedToUtc("not a date", "UTC")).toBeNull();
+    expect(zonedToUtc("2026-13-01T09:00", "UTC")).toBeNull();
   });
 
-  it("resolves a time skipped by the spring change to the later side, and a repeated hour to the later instant", () => {
+  it("resolves a time skipped by the spring change forward, and a repeated hour to its first instant (calendar.ts)", () => {
     // Paris, 2026-03-29: 02:00 → 03:00. 02:30 does not exist; it is read as 03:30 local (01:30 UTC).
     expect(zonedToUtc("2026-03-29T02:30", "Europe/Paris")).toBe("2026-03-29T01:30:00Z");
     // Paris, 2026-10-25: 03:00 → 02:00. 02:30 happens twice (00:30 and 01:30 UTC).
-    expect(zonedToUtc("2026-10-25T02:30", "Europe/Paris")).toBe("2026-10-25T01:30:00Z");
+    expect(zonedToUtc("2026-10-25T02:30", "Europe/Paris")).toBe("2026-10-25T00:30:00Z");
   });
 
   it("shows an API time (UTC `Y-m-d H:i:s` or ISO with offset) in the zone", () => {
@@ -23,7 +24,7 @@ describe("time zones (typed in the person's zone, stored UTC)", () => {
     expect(utcToZoned("2026-12-01T08:00:00+00:00", "America/New_York")).toBe("2026-12-01T03:00");
     expect(utcToZoned(null, "UTC")).toBeNull();
     expect(formatInZone("2026-11-27 23:30:00", "Europe/Paris")).toBe("28 Nov 2026, 00:30");
-    expect(offsetMinutes(Date.UTC(2026, 0, 1), "Europe/Paris")).toBe(60);
+    expect(utcToZoned("2026-12-01T08:00:00+01:00", "UTC")).toBe("2026-12-01T07:00");
   });
 
   it("round-trips every quarter hour of a day across the autumn change", () => {
@@ -31,7 +32,7 @@ describe("time zones (typed in the person's zone, stored UTC)", () => {
       const utc = new Date(Date.UTC(2026, 9, 25) + m * 60000).toISOString().replace(/\.000Z$/, "Z");
       const local = utcToZoned(utc, "Europe/Paris") as string;
       const back = zonedToUtc(local, "Europe/Paris") as string;
-      // The repeated hour maps back to its later instant; every other time to itself.
+      // The repeated hour maps back to its first instant; every other time to itself.
       expect(utcToZoned(back, "Europe/Paris")).toBe(local);
     }
   });
