@@ -13,6 +13,7 @@ import { runAccountHealth } from "../../src/publishing/account-health";
 import { loadAccount, markTokenExpired, refreshAccount } from "../../src/publishing/accounts";
 import { createAdapterContext } from "../../src/publishing/context";
 import { upsertAccounts } from "../../src/services/connect/upsert-accounts";
+import { accessFacts } from "../../src/services/social-accounts/account-health";
 import { decodeAccountSnapshot } from "../../src/services/webhooks/outbox";
 import { phoneMp4 } from "../media/videos";
 import { fakeLinkedIn, LinkedInFake } from "../support/fakes/linkedin";
@@ -503,6 +504,32 @@ describe("account health: refresh tokens that end", () => {
       const left = Date.parse(`${after.expires_at as string}Z`) - now;
       expect(Math.abs(left - 265 * DAY)).toBeLessThan(5000);
       expect(after.health).toBe("ok");
+    });
+  });
+});
+
+describe("accessFacts: the earlier of two ends", () => {
+  it("a YouTube account of a Google app in Testing whose refresh token also states an earlier end takes that end", () => {
+    const obtained = 1_000_000;
+    const creds = { access_token: "a", refresh_token: "r", refresh_expires_at: obtained + 3 * DAY };
+    expect(accessFacts({ GOOGLE_OAUTH_APP_TESTING: true }, "youtube", creds, null, obtained)).toEqual({
+      refreshable: true,
+      accessEndsAt: obtained + 3 * DAY,
+    });
+    expect(
+      accessFacts(
+        { GOOGLE_OAUTH_APP_TESTING: true },
+        "youtube",
+        { ...creds, refresh_expires_at: undefined },
+        null,
+        obtained,
+      ),
+    ).toEqual({ refreshable: true, accessEndsAt: obtained + 7 * DAY });
+    expect(
+      accessFacts({ GOOGLE_OAUTH_APP_TESTING: false }, "x", { access_token: "a", refresh_token: "r" }, null, obtained),
+    ).toEqual({
+      refreshable: true,
+      accessEndsAt: null,
     });
   });
 });

@@ -199,4 +199,17 @@ describe("youtube metrics and refresh", () => {
         .refresh_token,
     ).toBe("new");
   });
+
+  it("keeps the refresh token's own end where the answer gives it (Google: time-based access), else the previous one", () => {
+    // developers.google.com/identity/protocols/oauth2/web-server: `refresh_token_expires_in` is set only when the
+    // user granted time-based access.
+    const timed = refreshedFromTokenResponse(
+      { access_token: "a", expires_in: 3599, refresh_token_expires_in: 604_800 },
+      { refresh_token: "old" },
+      1000,
+    );
+    expect(timed.credentials.refresh_expires_at).toBe(1000 + 604_800_000);
+    const later = refreshedFromTokenResponse({ access_token: "b", expires_in: 3599 }, timed.credentials, 5000);
+    expect(later.credentials.refresh_expires_at).toBe(1000 + 604_800_000);
+  });
 });
