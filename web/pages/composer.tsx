@@ -503,7 +503,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
               role="tab"
               class="tab"
               aria-selected={active === t.id || (t.id === "all" && !activeRow)}
-              aria-controls={`panel-${t.id}`}
+              aria-controls={active === t.id || (t.id === "all" && !activeRow) ? `panel-${t.id}` : undefined}
               tabIndex={active === t.id || (t.id === "all" && !activeRow) ? 0 : -1}
               onClick={() => setActive(t.id)}
               onKeyDown={(ev) => onTabKey(ev, i)}
