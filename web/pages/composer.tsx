@@ -306,6 +306,14 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   }
 
   async function save(action: ComposeAction) {
+    try {
+      await saveOnce(action);
+    } catch {
+      fail(undefined, "The server could not be reached. Check your connection, then save again.");
+    }
+  }
+
+  async function saveOnce(action: ComposeAction) {
     setErrors({ fields: {}, general: [], first: null });
     setPhase({ kind: "saving", action });
     const state = currentState();

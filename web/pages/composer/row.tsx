@@ -67,7 +67,8 @@ export function measure(row: ComposerRow, postContent: string, media: readonly M
 }
 
 export function CounterText({ counter, id, inline }: { counter: Counter | undefined; id: string; inline?: boolean }) {
-  if (!counter) return null;
+  // Always rendered (empty when nothing is counted): controls name it in aria-describedby.
+  if (!counter) return <span id={id} class="counter" />;
   return (
     <span id={id} class={`counter${inline ? " counter-inline" : ""}${counter.over ? " counter-over" : ""}`}>
       {counter.length} / {counter.max}
