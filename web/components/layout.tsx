@@ -1,12 +1,14 @@
 import type { ComponentChildren } from "preact";
 import { useEffect, useRef } from "preact/hooks";
 import { Link, useLocation } from "../router";
+import { canEdit, type Role } from "../session";
 import { useSession } from "../session-context";
 
-export const NAV = [
+/** The main navigation; `shownTo` hides what a role cannot do (a viewer is not offered Compose). */
+export const NAV: { to: string; label: string; shownTo?: (role: Role) => boolean }[] = [
   { to: "/calendar", label: "Calendar" },
   { to: "/posts", label: "Posts" },
-  { to: "/compose", label: "Compose" },
+  { to: "/compose", label: "Compose", shownTo: canEdit },
   { to: "/accounts", label: "Accounts" },
   { to: "/settings", label: "Settings" },
 ];
@@ -71,7 +73,7 @@ export function Layout({ children }: { children: ComponentChildren }) {
       </header>
       <nav class="nav" aria-label="Main">
         <ul>
-          {NAV.map((item) => {
+          {NAV.filter((item) => item.shownTo?.(membership.role) ?? true).map((item) => {
             const active = path === item.to || path.startsWith(`${item.to}/`);
             return (
               <li key={item.to}>

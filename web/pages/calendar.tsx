@@ -397,7 +397,8 @@ export default function CalendarPage({ location }: PageProps) {
               </tbody>
             </table>
           ) : (
-            <div class="week-scroll">
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: a box that scrolls sideways must be reachable by keyboard (axe scrollable-region-focusable)
+            <section class="week-scroll" tabIndex={0} aria-label="Posts of the week">
               <table class="calendar-table week">
                 <caption class="visually-hidden">Posts in the week {period}</caption>
                 <thead>
@@ -427,7 +428,7 @@ export default function CalendarPage({ location }: PageProps) {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </section>
           )}
           {posts.length === 0 && (
             <EmptyState

@@ -280,7 +280,8 @@ export default function PostDetailPage({ params }: PageProps) {
       )}
 
       <h2>Networks</h2>
-      <div class="table-scroll">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a box that scrolls sideways must be reachable by keyboard (axe scrollable-region-focusable) */}
+      <section class="table-scroll" tabIndex={0} aria-label="Networks of this post">
         <table class="table">
           <thead>
             <tr>
@@ -335,7 +336,7 @@ export default function PostDetailPage({ params }: PageProps) {
             ))}
           </tbody>
         </table>
-      </div>
+      </section>
 
       <h2>Metrics</h2>
       {!published ? (
