@@ -169,7 +169,7 @@ type Phase =
   | { kind: "idle" }
   | { kind: "saving"; action: ComposeAction }
   | { kind: "publishing"; done: number; total: number }
-  | { kind: "done"; message: string; post: Post };
+  | { kind: "done"; message: string; post: Post; problems?: { label: string; problem: string }[] };
 
 let keySeq = 0;
 
@@ -367,13 +367,27 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       return [...fresh, ...list.filter((m) => m.error)];
     });
     if (action === "publish") return follow(saved);
+    // A draft is not checked by the rules: the server's preview says what would stop it (with a Mastodon
+    // instance's own limits, which the browser does not know).
+    const problems: { label: string; problem: string }[] = [];
+    if (action === "draft") {
+      const { data: preview } = await api.GET("/api/posts/{post}/preview", { params: { path: { post: saved.id } } });
+      for (const item of preview ?? []) {
+        const r = saved.platforms.find((x) => x.id === item.post_platform_id);
+        const label = r ? (names.get(r.social_account.id) ?? networkName(r.platform)) : networkName(item.platform);
+        for (const problem of item.problems) problems.push({ label, problem });
+      }
+    }
     setPhase({
       kind: "done",
       post: saved,
+      problems,
       message:
         action === "schedule"
           ? `Scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
-          : "Saved as a draft.",
+          : problems.length > 0
+            ? "Saved as a draft. Before it can be scheduled or published:"
+            : "Saved as a draft. It can be scheduled or published as it is.",
     });
   }
 
@@ -753,6 +767,15 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
         {phase.kind === "done" && (
           <div class="notice">
             <p>{phase.message}</p>
+            {phase.problems && phase.problems.length > 0 && (
+              <ul class="problems-list">
+                {phase.problems.map((x) => (
+                  <li key={x.label + x.problem}>
+                    {x.label}: {x.problem}
+                  </li>
+                ))}
+              </ul>
+            )}
             {phase.post.status !== "draft" && phase.post.status !== "scheduled" && (
               <ul>
                 {phase.post.platforms
