@@ -125,6 +125,7 @@ export function ConfirmButton({
 }) {
   const [asking, setAsking] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [failed, setFailed] = useState(false);
   const yes = useRef<HTMLButtonElement>(null);
   const first = useRef<HTMLButtonElement>(null);
   const returnFocus = useRef(false);
@@ -137,16 +138,23 @@ export function ConfirmButton({
   }, [asking]);
   if (!asking)
     return (
-      <button
-        ref={first}
-        type="button"
-        class="button button-danger"
-        disabled={disabled}
-        aria-label={name ? `${label} ${name}` : undefined}
-        onClick={() => setAsking(true)}
-      >
-        {label}
-      </button>
+      <>
+        <button
+          ref={first}
+          type="button"
+          class="button button-danger"
+          disabled={disabled}
+          aria-label={name ? `${label} ${name}` : undefined}
+          onClick={() => setAsking(true)}
+        >
+          {label}
+        </button>
+        {failed && (
+          <span class="field-error" role="alert">
+            The server could not be reached. Try again.
+          </span>
+        )}
+      </>
     );
   return (
     <fieldset class="confirm">
@@ -160,6 +168,9 @@ export function ConfirmButton({
           setBusy(true);
           try {
             await onConfirm();
+            setFailed(false);
+          } catch {
+            setFailed(true);
           } finally {
             setBusy(false);
             setAsking(false);
