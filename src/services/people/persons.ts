@@ -112,10 +112,18 @@ export async function createPerson(
   if (await findPersonByEmail(ctx, email)) throw conflict("A person with this email already exists.");
   const context = await (await peopleAuth(ctx)).$context;
   const hash = await context.password.hash(input.password);
-  const user = await context.internalAdapter.createUser(
-    { email, name: input.name, emailVerified: false },
-    { method: "email-password" },
-  );
+  let user: { id: string; email: string; name: string };
+  try {
+    user = await context.internalAdapter.createUser(
+      { email, name: input.name, emailVerified: false },
+      { method: "email-password" },
+    );
+  } catch (err) {
+    // Another request created the same email between the check above and this insert (auth_users_email_unique).
+    if (/UNIQUE/i.test(String((err as Error)?.message ?? "") + String((err as Error)?.cause ?? "")))
+      throw conflict("A person with this email already exists.");
+    throw err;
+  }
   try {
     await context.internalAdapter.linkAccount({
       userId: user.id,

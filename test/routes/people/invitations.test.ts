@@ -111,6 +111,24 @@ describe("invitations (issue 27)", () => {
     expect(right.body.memberships.map((m: { role: string }) => m.role)).toEqual(["owner", "admin"]);
   });
 
+  it("two acceptances creating the same new person at once: one person, never a 500", async () => {
+    const ws = await workspaceWithOwner();
+    const [one, two] = await Promise.all(
+      [1, 2].map(() => call("POST", "/api/invitations", { key: ws.key, body: { role: "viewer" } })),
+    );
+    const email = uniqueEmail("race");
+    const results = await Promise.all(
+      [one, two].map((inv) => accept({ token: inv!.body.token, name: "Racer", email, password: PASSWORD })),
+    );
+    for (const res of results) expect([200, 409], res.text).toContain(res.status);
+    const people = await env.DB.prepare("SELECT count(*) AS n FROM auth_users WHERE email = ?")
+      .bind(email)
+      .first<{ n: number }>();
+    expect(people!.n).toBe(1);
+    const members = (await call("GET", "/api/members", { key: ws.key })).body as { email: string }[];
+    expect(members.filter((m) => m.email === email)).toHaveLength(1);
+  });
+
   it("admins invite but only owners invite owners; the inviter's cookie needs a same-origin Origin", async () => {
     const ws = await workspaceWithOwner();
     const admin = await memberWithRole(ws, "admin");

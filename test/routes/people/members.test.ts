@@ -76,6 +76,23 @@ describe("members (issue 27)", () => {
     ).toBe(404);
   });
 
+  it("two owners demoting each other at once leave one owner (the guard is inside the write)", async () => {
+    const ws = await workspaceWithOwner();
+    const first = await signedIn(ws.email);
+    const second = await memberWithRole(ws, "admin");
+    const [a, b] = (await first.api("GET", "/api/members")).body as [{ id: string }, { id: string }];
+    expect((await first.api("PATCH", `/api/members/${b.id}`, { role: "owner" })).status).toBe(200);
+    const statuses = (
+      await Promise.all([
+        first.api("PATCH", `/api/members/${b.id}`, { role: "admin" }),
+        second.api("PATCH", `/api/members/${a.id}`, { role: "admin" }),
+      ])
+    ).map((r) => r.status);
+    expect(statuses.sort()).toEqual([200, 409]);
+    const after = (await call("GET", "/api/members", { key: ws.key })).body as { role: string }[];
+    expect(after.filter((m) => m.role === "owner")).toHaveLength(1);
+  });
+
   it("a publish or read key cannot manage members", async () => {
     const ws = await workspaceWithOwner();
     const key = await call("POST", "/api/api-keys", { key: ws.key, body: { name: "p", scopes: ["publish"] } });
