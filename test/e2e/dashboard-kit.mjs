@@ -164,7 +164,16 @@ export async function signIn(page, base, { email, password }) {
   await page.getByRole("navigation", { name: "Main" }).waitFor();
 }
 
-const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+let axeSource;
+/** axe-core's script (the devDependency; a checkout without it fails here, saying so, and only the a11y checks). */
+function axe() {
+  try {
+    axeSource ??= readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+  } catch (err) {
+    throw new Error(`axe-core is not installed (npm install): ${err.message}`);
+  }
+  return axeSource;
+}
 
 /**
  * axe-core's serious and critical violations on the page as it is now (WCAG 2.x A/AA rules and best practices), one
@@ -173,7 +182,7 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.mi
  */
 export async function checkA11y(page) {
   const loaded = await page.evaluate(() => typeof window.axe === "object");
-  if (!loaded) await page.evaluate(AXE);
+  if (!loaded) await page.evaluate(axe());
   const result = await page.evaluate(() =>
     window.axe.run(document, {
       resultTypes: ["violations"],
