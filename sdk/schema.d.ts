@@ -1217,7 +1217,7 @@ export interface components {
              * @enum {string}
              */
             platform: "linkedin" | "linkedin-page" | "x" | "tiktok" | "youtube" | "facebook" | "instagram" | "instagram-facebook" | "threads" | "pinterest" | "bluesky" | "mastodon";
-            /** @description Where the browser lands afterwards, with `?connected=<platform>&accounts=<ids>` or `?error=<code>&error_description=…`. Its origin must be in CONNECT_REDIRECT_ALLOWLIST. */
+            /** @description Where the browser lands afterwards, with `?connected=<platform>&accounts=<ids>` or `?error=<code>&error_description=…`. Its origin must be in CONNECT_REDIRECT_ALLOWLIST, or it is a page of this server's own dashboard (`<PUBLIC_URL>/app/…`). */
             redirect_url?: string | null;
             /** @description Mastodon server, e.g. `mastodon.social`. */
             instance?: string | null;
@@ -1314,7 +1314,7 @@ export interface components {
             expires_at: string;
         };
         CreateConnectLinkRequest: {
-            /** @description Where the browser lands after each connection; its origin must be in CONNECT_REDIRECT_ALLOWLIST. */
+            /** @description Where the browser lands after each connection; its origin must be in CONNECT_REDIRECT_ALLOWLIST, or it is a page of this server's own dashboard (`<PUBLIC_URL>/app/…`). */
             redirect_url?: string | null;
             /** @description Seconds the link stays valid (default CONNECT_LINK_TTL_SECONDS, 1 day); never beyond the calling key's own expiry. */
             expires_in?: number | null;

@@ -232,6 +232,9 @@ export default function PostDetailPage({ params }: PageProps) {
             </button>
           </form>
           <div class="toolbar">
+            <Link to={`/compose/${post.id}`} class="button">
+              Edit
+            </Link>
             {failedRows > 0 ? (
               <button
                 type="button"

@@ -12,7 +12,8 @@ import { ConnectLinkCreatedSchema } from "./schemas";
 const CreateConnectLinkRequest = z
   .object({
     redirect_url: z.string().max(2048).nullish().openapi({
-      description: "Where the browser lands after each connection; its origin must be in CONNECT_REDIRECT_ALLOWLIST.",
+      description:
+        "Where the browser lands after each connection; its origin must be in CONNECT_REDIRECT_ALLOWLIST, or it is a page of this server's own dashboard (`<PUBLIC_URL>/app/…`).",
     }),
     expires_in: z.number().int().min(MIN_LINK_TTL_SECONDS).max(MAX_LINK_TTL_SECONDS).nullish().openapi({
       description:

@@ -9,7 +9,7 @@ export const StartConnectRequest = z
     platform: z.enum(PLATFORMS).openapi({ description: "Network to connect (Bluesky uses an app password instead)." }),
     redirect_url: z.string().max(2048).nullish().openapi({
       description:
-        "Where the browser lands afterwards, with `?connected=<platform>&accounts=<ids>` or `?error=<code>&error_description=…`. Its origin must be in CONNECT_REDIRECT_ALLOWLIST.",
+        "Where the browser lands afterwards, with `?connected=<platform>&accounts=<ids>` or `?error=<code>&error_description=…`. Its origin must be in CONNECT_REDIRECT_ALLOWLIST, or it is a page of this server's own dashboard (`<PUBLIC_URL>/app/…`).",
     }),
     instance: z.string().max(255).nullish().openapi({ description: "Mastodon server, e.g. `mastodon.social`." }),
   })
