@@ -5,7 +5,7 @@ import { authenticateApiKey, countPersonRequest } from "../services/api-keys/aut
 import { type ApiKeyScope, scopeAllows, scopeForbidden } from "../services/api-keys/scopes";
 import type { ThrottleResult } from "../services/api-keys/throttle-leases";
 import { SESSION_COOKIE } from "../services/people/auth";
-import { currentPerson, membershipsOf } from "../services/people/persons";
+import { currentPerson, type Membership, membershipsOf, onPrimary } from "../services/people/persons";
 import { type PermissionArea, ROLE_GRANTS, roleAllows, roleForbidden } from "../services/people/roles";
 import type { AppEnv } from "../types";
 
@@ -108,9 +108,11 @@ const requireSession =
     const { signedIn, cookies } = await currentPerson(service, c.req.raw.headers);
     if (!signedIn) throw sessionEnded();
     const asked = c.req.header(WORKSPACE_HEADER);
-    const membership = (await membershipsOf(service, signedIn.user.id)).find((m) =>
-      asked === undefined ? true : m.workspace_id === asked,
-    );
+    const pick = (list: Membership[]) => list.find((m) => asked === undefined || m.workspace_id === asked);
+    // A membership made moments ago (an accepted invitation) may not be on this session's replica yet: ask the primary.
+    const membership =
+      pick(await membershipsOf(service, signedIn.user.id)) ??
+      pick(await membershipsOf(onPrimary(service), signedIn.user.id));
     // An unknown workspace and another team's answer alike (403 either way: nothing is learnt about the id).
     if (!membership)
       throw new AppError(

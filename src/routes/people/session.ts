@@ -9,7 +9,7 @@ import {
   WORKSPACE_HEADER,
   withCookies,
 } from "../../middleware/auth";
-import { currentPerson, membershipsOf, signIn, signOut } from "../../services/people/persons";
+import { currentPerson, membershipsOf, onPrimary, signIn, signOut } from "../../services/people/persons";
 import { throttleSignIn } from "../../services/people/throttle";
 import type { App, AppEnv } from "../../types";
 import { ErrorSchema, jsonBody, noContent, ok, publicRoute } from "../openapi";
@@ -115,8 +115,11 @@ export function registerSession(app: App) {
     const service = c.get("service");
     const { signedIn, cookies } = await currentPerson(service, c.req.raw.headers);
     if (!signedIn) throw sessionEnded();
-    const memberships = await membershipsOf(service, signedIn.user.id);
     const asked = c.req.header(WORKSPACE_HEADER);
+    let memberships = await membershipsOf(service, signedIn.user.id);
+    // Just joined (replica lag, docs/consistency.md): the primary has it.
+    if (memberships.length === 0 || (asked !== undefined && !memberships.some((m) => m.workspace_id === asked)))
+      memberships = await membershipsOf(onPrimary(service), signedIn.user.id);
     const acting = asked === undefined ? memberships[0] : memberships.find((m) => m.workspace_id === asked);
     if (asked !== undefined && !acting) throw new AppError("forbidden", "You are not a member of this workspace.");
     const res = c.json({ user: signedIn.user, memberships, workspace_id: acting?.workspace_id ?? null }, 200);

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
+import { createDb } from "../../db/client";
 import { authUsers, type MemberRole, workspaceMembers, workspaces } from "../../db/schema";
 import { AppError, conflict } from "../../lib/errors";
 import { isAuthApiError, peopleAuth, setCookies } from "./auth";
@@ -82,12 +83,21 @@ export async function currentPerson(
   ctx: ServiceContext,
   headers: Headers,
 ): Promise<{ signedIn: SignedIn | null; cookies: string[] }> {
-  const auth = await peopleAuth(ctx);
-  const { headers: answer, response } = await auth.api.getSession({ headers, returnHeaders: true });
-  const cookies = setCookies(answer);
+  const read = async (on: ServiceContext) => {
+    const auth = await peopleAuth(on);
+    const { headers: answer, response } = await auth.api.getSession({ headers, returnHeaders: true });
+    return { response, cookies: setCookies(answer) };
+  };
+  let { response, cookies } = await read(ctx);
+  // A session made moments ago may not have reached the replica a GET's D1 session started on
+  // (docs/consistency.md): a miss asks the primary before answering 401, as API keys do.
+  if (!response) ({ response, cookies } = await read(onPrimary(ctx)));
   if (!response) return { signedIn: null, cookies };
   return { signedIn: { user: present(response.user), sessionId: response.session.id }, cookies };
 }
+
+/** The same context reading the primary database (no D1 session): for a miss that may be replica lag. */
+export const onPrimary = (ctx: ServiceContext): ServiceContext => ({ ...ctx, db: createDb(ctx.env.DB) });
 
 /** A person by (lowercased) email, or null. */
 export async function findPersonByEmail(ctx: ServiceContext, email: string): Promise<Person | null> {
