@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNotNull, or, sql } from "drizzle-orm";
+import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { checkRowTexts } from "../../catalog/follow-ups";
 import type { RuleMedia } from "../../catalog/media-rules";
@@ -132,7 +132,8 @@ export interface PostState {
  * Reads the post's state and every row the request names in ONE D1 batch (issue 28: far from the primary each
  * sequential call is a cross-region round trip); 404 when the post is absent or elsewhere, 422 when published, 409
  * while publishing. Each id list is one bound JSON array, so the batch is five statements (six with a signature)
- * whatever the request holds.
+ * whatever the request holds; each looks its rows up by key (the ids named, united with the post's own), never by
+ * scanning the workspace.
  */
 export async function loadUpdateState(
   ctx: WorkspaceContext,
@@ -164,26 +165,31 @@ export async function loadUpdateState(
       .from(socialAccounts)
       .where(
         and(
+          sql`${socialAccounts.id} IN (SELECT value FROM json_each(${JSON.stringify(accountIds)})
+            UNION SELECT social_account_id FROM post_platforms WHERE post_id = ${postId})`,
           eq(socialAccounts.workspaceId, ws),
-          or(
-            inJsonArray(socialAccounts.id, accountIds),
-            sql`${socialAccounts.id} IN (SELECT social_account_id FROM post_platforms WHERE post_id = ${postId})`,
-          ),
         ),
       ),
     ctx.db
       .select({ label: labels, onPost: postLabels.postId })
       .from(labels)
       .leftJoin(postLabels, and(eq(postLabels.labelId, labels.id), eq(postLabels.postId, postId)))
-      .where(and(eq(labels.workspaceId, ws), or(inJsonArray(labels.id, labelIds), isNotNull(postLabels.postId)))),
+      .where(
+        and(
+          sql`${labels.id} IN (SELECT value FROM json_each(${JSON.stringify(labelIds)})
+            UNION SELECT label_id FROM post_labels WHERE post_id = ${postId})`,
+          eq(labels.workspaceId, ws),
+        ),
+      ),
     ctx.db
       .select({ media, position: postMedia.position })
       .from(media)
       .leftJoin(postMedia, and(eq(postMedia.mediaId, media.id), eq(postMedia.postId, postId)))
       .where(
         and(
+          sql`${media.id} IN (SELECT value FROM json_each(${JSON.stringify(mediaIds)})
+            UNION SELECT media_id FROM post_media WHERE post_id = ${postId} UNION ${threadMediaOfPost})`,
           eq(media.workspaceId, ws),
-          or(inJsonArray(media.id, mediaIds), isNotNull(postMedia.postId), sql`${media.id} IN (${threadMediaOfPost})`),
         ),
       ),
     ...(signatureIds.length ? [signatureRead] : []),
