@@ -43,8 +43,8 @@ before(async () => {
   dash = await startDashboard();
   mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
   browser = await launchChromium();
-  // Setup through the API (what the journeys below do not cover): a Bluesky account at the sandbox's PDS and a
-  // scheduled post for it.
+  // Setup through the API (what the journeys below do not cover): a Bluesky account at the sandbox's PDS, a
+  // scheduled post for it and a label.
   const bluesky = dash.stack.sandbox.networks.find((n) => n.key === "bluesky").origin;
   const account = await dash.api("POST", "/api/social-accounts", {
     platform: "bluesky",
@@ -60,6 +60,8 @@ before(async () => {
   });
   assert.equal(post.status, 201, JSON.stringify(post.body));
   postId = post.body.id;
+  const label = await dash.api("POST", "/api/labels", { name: "Launch", color: "#1d4ed8" });
+  assert.equal(label.status, 201, JSON.stringify(label.body));
   assert.equal((await dash.api("PUT", `/api/posts/${postId}`, { status: "scheduled" })).status, 200);
 });
 
@@ -112,9 +114,9 @@ test("sign in: a wrong password is refused in place; the demo owner signs in and
     await open(page, "/settings", "Settings");
     const sections = page.getByRole("navigation", { name: "Settings sections" }).getByRole("link");
     assert.deepEqual(await sections.allInnerTexts(), ["Labels", "Signatures", "API keys", "Webhooks", "Members"]);
-    await page.getByLabel("Label name").fill("Launch");
+    await page.getByLabel("Label name").fill("Spring");
     await page.getByRole("button", { name: "Create label" }).click();
-    await page.getByText("Label “Launch” created.").waitFor();
+    await page.getByText("Label “Spring” created.").waitFor();
     // Signing out ends the session: the sign-in form again, and the API no longer knows this browser.
     await page.getByRole("button", { name: "Sign out" }).click();
     await page.getByRole("heading", { name: "Sign in" }).waitFor();
@@ -318,17 +320,19 @@ test("an invited viewer signs in and is offered nothing to change; the API refus
   skip: SKIP,
   timeout: 60_000,
 }, async () => {
-  // The owner invites (as the Members section does) and the viewer accepts with a password of their own.
-  const ownerCookie = await dash.sessionCookie(OWNER.email, OWNER.password);
-  const invited = await dash.api(
-    "POST",
-    "/api/invitations",
-    { role: "viewer", email: VIEWER.email },
-    { cookie: ownerCookie },
-  );
-  assert.equal(invited.status, 201, JSON.stringify(invited.body));
-  assert.match(invited.body.url, new RegExp(`^${dash.base}/app/invite#`));
-  const accepted = await dash.api("POST", "/api/invitations/accept", { token: invited.body.token, ...VIEWER }, {});
+  // The owner invites in Settings → Members and copies the link; the viewer accepts it with a password of their own
+  // (through the API: the dashboard has no page at the link's /app/invite yet).
+  let link;
+  await onPage("invite", {}, async (page) => {
+    await signIn(page, dash.base, OWNER);
+    await open(page, "/settings?section=members", "Settings");
+    await page.getByLabel("Role", { exact: true }).selectOption("viewer");
+    await page.getByLabel("Email (optional)").fill(VIEWER.email);
+    await page.getByRole("button", { name: "Create invitation link" }).click();
+    link = await page.locator("#secret-value").inputValue();
+  });
+  assert.match(link, new RegExp(`^${dash.base}/app/invite#[A-Za-z0-9_-]+$`));
+  const accepted = await dash.api("POST", "/api/invitations/accept", { token: link.split("#")[1], ...VIEWER }, {});
   assert.equal(accepted.status, 200, `${JSON.stringify(accepted.body)}\n${dash.stack.log().slice(-3000)}`);
   assert.deepEqual(accepted.body.memberships, [
     { workspace_id: dash.workspaceId, workspace_name: "Demo workspace", role: "viewer" },
@@ -345,12 +349,21 @@ test("an invited viewer signs in and is offered nothing to change; the API refus
       await page.locator(".notice").first().innerText(),
       "Your role (viewer) can read these settings but not change them.",
     );
-    // The owner's label is listed, with nothing to create, edit or delete it.
+    // The workspace's label is listed, with nothing to create, edit or delete it.
     await page.getByText("Launch").first().waitFor();
     assert.equal(await page.getByRole("button", { name: /Create label|Edit label|Delete/ }).count(), 0);
     assert.equal(await page.getByLabel("Label name").count(), 0);
     await open(page, "/settings?section=signatures", "Settings");
     assert.equal(await page.getByRole("button", { name: /Create|Edit|Delete|Save/ }).count(), 0);
+    // Accounts: listed, with nothing to connect, pause or disconnect.
+    await open(page, "/accounts", "Accounts");
+    await page.getByText("Demo on Bluesky").waitFor();
+    assert.equal(await page.getByRole("button", { name: /Connect|Reconnect|Pause|Disconnect/ }).count(), 0);
+    // Calendar: the scheduled post shows, and cannot be dragged.
+    await open(page, `/calendar?date=${dayIn(Date.now() + 3 * 86_400_000, "UTC")}`, "Calendar");
+    const chip = page.locator(`.chip[data-post="${postId}"]`);
+    await chip.waitFor();
+    assert.equal(await chip.getAttribute("draggable"), "false");
     // Post detail: the post shows, nothing on it to change.
     await open(page, `/posts/${postId}`, /./);
     assert.equal(
