@@ -70,6 +70,8 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     status: c.res.status,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     workspace_id: workspace?.workspaceId,
+    // A signed-in person's id (issue 27); absent for API keys.
+    user_id: workspace?.person?.userId,
     d1_queries: queries.statements,
   });
 };
