@@ -140,9 +140,10 @@ function finalWords(plan, url, adminToken) {
   npx wrangler secret put <NAME>${env ? ` --env ${env}` : ""}):
 ${plan.oauthCallbacks.map((p) => `    ${base}/api/oauth/${p}/callback`).join("\n")}
 
-  First workspace and API key:
+  First workspace, its API key and its owner (open the answer's owner_invitation.url to set a password;
+  then sign in to the dashboard at ${base}/app):
     curl -X POST -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/json" \\
-         -d '{"name":"Acme"}' ${base}/api/admin/workspaces
+         -d '{"name":"Acme","owner":{"email":"you@example.com"}}' ${base}/api/admin/workspaces
   ${
     adminToken
       ? `ADMIN_TOKEN was generated now; it is shown this once:\n    ADMIN_TOKEN=${adminToken}`
