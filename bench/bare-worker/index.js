@@ -2,6 +2,7 @@
 // `/d1` adds exactly one D1 round trip (`SELECT 1`): the floor of any route that reads D1 at all.
 // `/sized?bytes=N` returns a constant JSON body of N bytes: the floor of any route whose answer is that large.
 // `/d1-session` is `/d1` in a D1 session started at the primary, as every API write runs (src/db/session.ts).
+// `/d1-write` is one INSERT (one committed write transaction) in such a session.
 // `/d1-create` is the D1 work of `POST /api/posts` with no app code: in such a session, one read batch (accounts and
 // labels by a JSON list of ids) and one write batch (the post, 3 platform rows and 2 label links, each list one
 // `INSERT … SELECT … FROM json_each(?)`), on tables shaped like the API's (no triggers): the floor of a create that
@@ -87,6 +88,16 @@ export default {
       return new Response(JSON.stringify({ status: "ok", one: row.one }), {
         headers: { "Content-Type": "application/json" },
       });
+    }
+    if (url.pathname === "/d1-write") {
+      ready ??= setup(env.DB);
+      await ready;
+      const now = Date.now();
+      await env.DB.withSession("first-primary")
+        .prepare("INSERT INTO post VALUES (?, 'ws', 'Bench write', 'draft', NULL, ?, ?)")
+        .bind(crypto.randomUUID(), now, now)
+        .run();
+      return new Response('{"status":"ok"}', { status: 201, headers: { "Content-Type": "application/json" } });
     }
     if (url.pathname === "/d1-create") {
       ready ??= setup(env.DB);

@@ -198,6 +198,34 @@ describe("round trips per write verb", () => {
     });
   });
 
+  it("an idempotent create deletes the workspace's expired keys without reading every key it holds", async () => {
+    const ws = await createTestWorkspace();
+    await ws.api("GET", "/api/workspace");
+    const x = await connectAccount(ws, "x");
+    // 300 keys used in the last 24 hours (not expired) and 2 expired ones.
+    const now = Date.now();
+    const insert = env.DB.prepare(
+      "INSERT INTO idempotency_records (workspace_id, key, request_hash, response_status, response_body, created_at) VALUES (?, ?, 'h', 201, '{}', ?)",
+    );
+    await env.DB.batch([
+      ...Array.from({ length: 300 }, (_, i) => insert.bind(ws.workspaceId, `recent-${i}`, now - 1000)),
+      ...[1, 2].map((i) => insert.bind(ws.workspaceId, `old-${i}`, now - 25 * 3_600_000)),
+    ]);
+    const res = await ws.api(
+      "POST",
+      "/api/posts",
+      { platforms: [{ social_account_id: x.id, content_type: "x_post" }] },
+      { "Idempotency-Key": "fresh" },
+    );
+    expect(res.status).toBe(201);
+    const left = await env.DB.prepare("SELECT key FROM idempotency_records WHERE workspace_id = ? AND key LIKE 'old-%'")
+      .bind(ws.workspaceId)
+      .all();
+    expect(left.results).toEqual([]);
+    // The expiry index (migration 0019): a range of the expired records, not a scan of the 300 recent ones.
+    expect(rowsOf(res).read).toBeLessThan(50);
+  });
+
   it("PUT /api/posts/{post}: a post changed between the read and the write is not overwritten (409), nothing written", async () => {
     const ws = await createTestWorkspace();
     const x = await connectAccount(ws, "x");
