@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { currentWorkspaceId, setWorkspaceId, whenSignedOut } from "./api";
 import { Layout } from "./components/layout";
 import { ErrorState, Loading } from "./components/states";
+import { InvitePage } from "./pages/invite";
 import NotFoundPage from "./pages/not-found";
 import { SignInPage } from "./pages/sign-in";
 import { matchRoute, navigate, useLocation } from "./router";
@@ -45,6 +46,7 @@ function Pages() {
 }
 
 export function App() {
+  const location = useLocation();
   const [boot, setBoot] = useState<Boot>({ state: "loading" });
   const [workspace, setWorkspace] = useState<string | null>(null);
 
@@ -103,6 +105,19 @@ export function App() {
         />
       </main>
     );
+  // An invitation link (/app/invite#<token>) is answered signed in or not: joining may create the account.
+  if (location.path === "/invite") {
+    document.title = `Join a workspace · ${TITLE}`;
+    return (
+      <InvitePage
+        me={boot.state === "signed-in" ? boot.me : null}
+        onJoined={() => {
+          navigate(HOME, { replace: true });
+          void load();
+        }}
+      />
+    );
+  }
   if (boot.state === "signed-out") {
     document.title = `Sign in · ${TITLE}`;
     return <SignInPage notice={boot.notice} onSignedIn={() => void load()} />;
