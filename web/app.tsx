@@ -2,7 +2,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import { currentWorkspaceId, setWorkspaceId, whenSignedOut } from "./api";
 import { Layout } from "./components/layout";
 import { ErrorState, Loading } from "./components/states";
-import { InvitePage } from "./pages/invite";
+import type { InvitePage as InvitePageType } from "./pages/invite";
 import NotFoundPage from "./pages/not-found";
 import { SignInPage } from "./pages/sign-in";
 import { matchRoute, navigate, useLocation } from "./router";
@@ -43,6 +43,36 @@ function Pages() {
   if (location.path === "/") return <Loading />;
   document.title = `Not found · ${TITLE}`;
   return <NotFoundPage />;
+}
+
+type InviteProps = Parameters<typeof InvitePageType>[0];
+let loadedInvite: typeof InvitePageType | null = null;
+/** The invitation page, loaded when a link is opened (its own chunk: a first visit to sign in does not load it). */
+function InvitePage(props: InviteProps) {
+  const [Page, setPage] = useState(() => loadedInvite);
+  const [failed, setFailed] = useState(false);
+  useEffect(() => {
+    if (Page) return;
+    import("./pages/invite")
+      .then((m) => {
+        loadedInvite = m.InvitePage;
+        setPage(() => m.InvitePage);
+      })
+      .catch(() => setFailed(true));
+  }, [Page]);
+  if (Page) return <Page {...props} />;
+  return (
+    <main id="main" class="boot">
+      {failed ? (
+        <ErrorState
+          message="This page could not be loaded; the dashboard may have been updated. Reload the page."
+          onRetry={() => window.location.reload()}
+        />
+      ) : (
+        <Loading />
+      )}
+    </main>
+  );
 }
 
 export function App() {

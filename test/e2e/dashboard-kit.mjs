@@ -58,8 +58,12 @@ export async function startDashboard() {
       UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
       AUTH_SECRET: "e2e-auth-secret-e2e-auth-secret-e2e-auth-secret",
       ADMIN_TOKEN,
-      // Sign-in attempts are throttled per minute; the tests sign in many times from one address.
+      // Sign-in attempts are throttled per minute; the tests sign in many times from one address. A signed-in
+      // person's requests count against the same per-minute limits as a key (60 a minute by default): the tests
+      // open a dozen pages in a few seconds as one person.
       SIGN_IN_TRIES_PER_MINUTE: "1000",
+      API_RATE_LIMIT_PER_MINUTE: "100000",
+      API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000",
     },
   }).catch((err) => {
     rmSync(state, { recursive: true, force: true });
