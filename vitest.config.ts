@@ -52,6 +52,8 @@ export default defineConfig({
           UPLOAD_SIGNING_KEY: "test-upload-signing-key-not-secret",
           ADMIN_TOKEN: "test-admin-token",
           AUTH_SECRET: "test-auth-secret-not-secret-0123456789abcdef",
+          // A signed-in person's window differs from a key's 60, so test/routes/people/roles.test.ts tells them apart.
+          SESSION_RATE_LIMIT_PER_MINUTE: "90",
           // Every platform host points at a fake origin served by test/support/fake-fetch.ts.
           X_API_URL: "https://x.fake",
           LINKEDIN_API_URL: "https://linkedin.fake",

@@ -36,6 +36,11 @@ export const configSchema = z.object({
   API_RATE_LIMIT_PER_MINUTE: int(60),
   /** Workspace-wide throttle beside the per-key one: all of a workspace's keys together (docs/security.md). */
   API_WORKSPACE_RATE_LIMIT_PER_MINUTE: int(300),
+  /**
+   * Per-person throttle of a signed-in dashboard user (beside the workspace one): a page of the dashboard makes
+   * several reads at once (the calendar reads a month page by page), so a person gets more than a key's 60.
+   */
+  SESSION_RATE_LIMIT_PER_MINUTE: int(300),
   MEDIA_IMAGE_MAX_BYTES: int(10 * 1024 * 1024),
   MEDIA_VIDEO_MAX_BYTES: int(1024 * 1024 * 1024),
   MEDIA_MAX_IMAGE_PIXELS: int(16_000_000),

@@ -63,6 +63,7 @@ export async function startDashboard() {
       // open a dozen pages in a few seconds as one person.
       SIGN_IN_TRIES_PER_MINUTE: "1000",
       API_RATE_LIMIT_PER_MINUTE: "100000",
+      SESSION_RATE_LIMIT_PER_MINUTE: "100000",
       API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000",
     },
   }).catch((err) => {

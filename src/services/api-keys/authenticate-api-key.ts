@@ -144,7 +144,7 @@ export async function authenticateApiKey(
 }
 
 /**
- * Counts one request of a signed-in person (throttle id `user:<id>`) against `API_RATE_LIMIT_PER_MINUTE`, and against
+ * Counts one request of a signed-in person (throttle id `user:<id>`) against `SESSION_RATE_LIMIT_PER_MINUTE`, and against
  * the workspace's window like every key of the workspace: the same windows and leases as a key.
  */
 export async function countPersonRequest(
@@ -154,7 +154,7 @@ export async function countPersonRequest(
 ): Promise<ThrottleResult> {
   const now = ctx.now();
   const [personWindow, workspaceWindow] = await Promise.all([
-    countKeyRequest(ctx.env, personThrottleId(userId), ctx.config.API_RATE_LIMIT_PER_MINUTE, now),
+    countKeyRequest(ctx.env, personThrottleId(userId), ctx.config.SESSION_RATE_LIMIT_PER_MINUTE, now),
     countKeyRequest(ctx.env, workspaceThrottleId(workspaceId), ctx.config.API_WORKSPACE_RATE_LIMIT_PER_MINUTE, now),
   ]);
   return bindingWindow(personWindow, workspaceWindow);

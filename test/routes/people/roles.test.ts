@@ -99,14 +99,14 @@ describe("roles map onto the key scopes (issue 27)", () => {
     expect(same.status).toBe(201);
   });
 
-  it("a signed-in person has the same per-person throttle as a key: X-RateLimit headers, 429 past the limit", async () => {
+  it("a signed-in person has a per-person throttle of their own (SESSION_RATE_LIMIT_PER_MINUTE, not a key's): X-RateLimit headers, 429 past the limit", async () => {
     const ws = await workspaceWithOwner();
     const owner = await signedIn(ws.email);
     const first = await owner.api("GET", "/api/workspace");
-    expect(first.headers.get("x-ratelimit-limit")).toBe("60");
+    expect(first.headers.get("x-ratelimit-limit")).toBe("90");
     let last = first;
     // At most twice the limit: a window boundary in between restarts the count once (fixed windows).
-    for (let i = 0; i < 120 && last.status !== 429; i++) last = await owner.api("GET", "/api/workspace");
+    for (let i = 0; i < 180 && last.status !== 429; i++) last = await owner.api("GET", "/api/workspace");
     expect(last.status).toBe(429);
     expect(last.headers.get("retry-after")).toMatch(/^\d+$/);
     // The workspace's own API key is not the person: its window is its own.
