@@ -165,11 +165,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a member from the workspace (their account stays; their other workspaces too) */
+        /**
+         * Remove a member from the workspace (their account stays; their other workspaces too)
+         * @description Everything the person issued in this workspace with a session ends with the membership: their API keys (and the keys those minted) are revoked in the same write; their connect links answer 410, the connect flows they started are refused at the callback, and their signed upload URLs answer 403. Keys of other members and of API keys are untouched.
+         */
         delete: operations["removeMember"];
         options?: never;
         head?: never;
-        /** Change a member's role */
+        /**
+         * Change a member's role
+         * @description Lowering a role revokes, in the same write, the API keys the person minted with a session that the new role could not mint (and the keys those keys minted): an owner or admin made editor or viewer loses all of them; owner ↔ admin keeps them. Keys minted by API keys are untouched.
+         */
         patch: operations["updateMember"];
         trace?: never;
     };
@@ -652,7 +658,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a file to a signed URL (no bearer token)
-         * @description The URL from `POST /api/uploads` (or the MCP tool) is the only credential and works once. Checks, in order: token not a UUID → 404; more than UPLOAD_RATE_LIMIT_PER_MINUTE requests a minute from the IP → 429; signature missing, wrong, altered or extra parameter → 403; expired → 403; the API key that issued it revoked → 403; workspace gone → 404; file missing, too large or of a type not allowed → 422 (the URL stays usable); already used → 409.
+         * @description The URL from `POST /api/uploads` (or the MCP tool) is the only credential and works once. Checks, in order: token not a UUID → 404; more than UPLOAD_RATE_LIMIT_PER_MINUTE requests a minute from the IP → 429; signature missing, wrong, altered or extra parameter → 403; expired → 403; the API key that issued it revoked, or the person who issued it no longer a member → 403; workspace gone → 404; file missing, too large or of a type not allowed → 422 (the URL stays usable); already used → 409.
          */
         post: operations["storeSignedUpload"];
         delete?: never;
@@ -7124,7 +7130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Invalid signature, altered or extra parameter, expired URL, or the issuing API key was revoked. */
+            /** @description Invalid signature, altered or extra parameter, expired URL, or the issuing API key was revoked (or its person left the workspace). */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];

@@ -21,6 +21,8 @@ const stepColumns = () => ({
   createdAt: integer("created_at").notNull(),
   /** The API key that started the flow (directly or through a link); refused once it is revoked or expired. */
   apiKeyId: text("api_key_id"),
+  /** The signed-in person who started the flow (directly or through their link); refused once they leave. */
+  createdByUserId: text("created_by_user_id"),
 });
 
 /** One started OAuth flow: single use (consumed by DELETE … RETURNING); sealed {code_verifier, redirect_url,
@@ -55,6 +57,8 @@ export const connectLinks = sqliteTable(
     createdAt: integer("created_at").notNull(),
     /** The API key that created the link: the link ends with it (revoked or expired), and never outlives it. */
     apiKeyId: text("api_key_id"),
+    /** The signed-in person who created the link (migration 0020): the link ends with their membership. */
+    createdByUserId: text("created_by_user_id"),
     /** Shown on the hosted pages under the workspace's name. */
     purpose: text("purpose"),
   },

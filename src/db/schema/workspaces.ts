@@ -27,8 +27,11 @@ export const apiKeys = sqliteTable(
       .default("full"),
     /** The key that minted this one; null for bootstrap keys. Revoking a key revokes its descendants. */
     parentKeyId: text("parent_key_id"),
+    /** The signed-in person who minted this key (migration 0020): revoked when they leave or can no longer mint it. */
+    createdByUserId: text("created_by_user_id"),
   },
   (t) => [
+    index("api_keys_created_by_idx").on(t.workspaceId, t.createdByUserId),
     index("api_keys_parent_idx").on(t.parentKeyId),
     uniqueIndex("api_keys_token_hash_unique").on(t.tokenHash),
     index("api_keys_workspace_idx").on(t.workspaceId, t.createdAt),

@@ -15,7 +15,7 @@ import { ConnectError } from "../../platforms/connect";
 import { allConnectors, connectorFor } from "../../platforms/registry";
 import { FLOW_ENDED } from "../../services/connect/complete-connect";
 import { type LinkLookup, type LiveLink, linkExists, resolveConnectLink } from "../../services/connect/connect-links";
-import { issuingKeyLive, KEY_ENDED } from "../../services/connect/issuing-key";
+import { issuingKeyLive, issuingPersonLive, KEY_ENDED } from "../../services/connect/issuing-key";
 import { requesterOf } from "../../services/connect/requester";
 import { consumeSelection, type OpenSelection, readSelection } from "../../services/connect/selections";
 import { normalizeInstance, startConnect } from "../../services/connect/start-connect";
@@ -23,6 +23,7 @@ import { bindState, readUnboundState } from "../../services/connect/states";
 import { type ConnectWindow, throttleConnect } from "../../services/connect/throttle";
 import { mac, macMatches } from "../../services/connect/tokens";
 import { upsertAccounts } from "../../services/connect/upsert-accounts";
+import { PERSON_ENDED } from "../../services/people/issued-by";
 import { verifyBluesky } from "../../services/social-accounts/verify-account";
 import type { App, AppEnv } from "../../types";
 
@@ -37,11 +38,15 @@ const AUTHORIZE_CSRF = "connect-authorize-form";
 
 const GONE = "This connect link has expired or is unknown. Ask for a new one.";
 
-/** The page for a token that names no live link: 404 unknown or expired, 410 when its API key has ended. */
+/**
+ * The page for a token that names no live link: 404 unknown or expired, 410 when its API key has ended or the person
+ * who made it left the workspace.
+ */
 function linkRefused(c: Context<AppEnv>, found: Exclude<LinkLookup, { link: LiveLink }>): Response {
-  if (found.refused === "key_ended") {
+  if (found.refused === "key_ended" || found.refused === "person_ended") {
     const requester = { workspace: found.workspaceName, purpose: found.purpose };
-    return html(c, resultPage({ ok: false, title: "Link withdrawn", text: KEY_ENDED, requester }), 410);
+    const text = found.refused === "key_ended" ? KEY_ENDED : PERSON_ENDED;
+    return html(c, resultPage({ ok: false, title: "Link withdrawn", text, requester }), 410);
   }
   return html(c, resultPage({ ok: false, title: "Link expired", text: GONE }), 404);
 }
@@ -113,7 +118,11 @@ async function linkForm(
 async function selectionEnded(c: Context<AppEnv>, selection: OpenSelection): Promise<Response | null> {
   const service = c.get("service");
   const linkId = selection.payload.link_id;
-  if ((await issuingKeyLive(service, selection.apiKeyId)) && !(linkId && !(await linkExists(service, linkId)))) {
+  if (
+    (await issuingKeyLive(service, selection.apiKeyId)) &&
+    (await issuingPersonLive(service, selection.workspaceId, selection.createdByUserId, selection.createdAt)) &&
+    !(linkId && !(await linkExists(service, linkId)))
+  ) {
     return null;
   }
   const requester = await requesterOf(service, selection.workspaceId, linkId);

@@ -30,6 +30,8 @@ const updateRoute = authedRoute({
   operationId: "updateMember",
   tags: ["People"],
   summary: "Change a member's role",
+  description:
+    "Lowering a role revokes, in the same write, the API keys the person minted with a session that the new role could not mint (and the keys those keys minted): an owner or admin made editor or viewer loses all of them; owner ↔ admin keeps them. Keys minted by API keys are untouched.",
   request: { params: IdParam, ...jsonBody(UpdateMemberRequest) },
   responses: { 200: ok(MemberSchema, "The member with the new role."), ...ownerRules },
 });
@@ -42,6 +44,8 @@ const deleteRoute = authedRoute({
   operationId: "removeMember",
   tags: ["People"],
   summary: "Remove a member from the workspace (their account stays; their other workspaces too)",
+  description:
+    "Everything the person issued in this workspace with a session ends with the membership: their API keys (and the keys those minted) are revoked in the same write; their connect links answer 410, the connect flows they started are refused at the callback, and their signed upload URLs answer 403. Keys of other members and of API keys are untouched.",
   request: { params: IdParam },
   responses: { 204: noContent, ...ownerRules },
 });

@@ -36,6 +36,12 @@ const route = authedRoute({
 export function registerStartConnect(app: App) {
   app.openapi(route, async (c) => {
     const ws = c.get("workspace");
-    return c.json(await startConnect(ws, ws.workspaceId, c.req.valid("json"), { apiKeyId: ws.apiKeyId }), 200);
+    return c.json(
+      await startConnect(ws, ws.workspaceId, c.req.valid("json"), {
+        apiKeyId: ws.apiKeyId,
+        createdByUserId: ws.person?.userId ?? null,
+      }),
+      200,
+    );
   });
 }

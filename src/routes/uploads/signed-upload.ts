@@ -15,6 +15,7 @@ import { ErrorSchema, errorResponses, memoryBusyResponse, ok } from "../openapi"
 export const INVALID_SIGNATURE = "Invalid signature.";
 export const EXPIRED_SIGNATURE = "Upload URL has expired.";
 export const REVOKED_ISSUER = "The API key that issued this upload URL has been revoked.";
+export const PERSON_LEFT_ISSUER = "The person who issued this upload URL is no longer a member of the workspace.";
 
 const forbidden = (message: string) => new AppError("forbidden", message);
 
@@ -40,7 +41,8 @@ export const verifySignedUpload: MiddlewareHandler<AppEnv & { Variables: { uploa
   );
   if (!check.ok) throw forbidden(INVALID_SIGNATURE);
   if (service.now() > check.expiresUnix * 1000) throw forbidden(EXPIRED_SIGNATURE);
-  if (await uploadIssuerRevoked(service, token)) throw forbidden(REVOKED_ISSUER);
+  const ended = await uploadIssuerRevoked(service, token);
+  if (ended) throw forbidden(ended === "key" ? REVOKED_ISSUER : PERSON_LEFT_ISSUER);
   if (!(await workspaceExists(service, check.workspaceId))) throw notFound();
   c.set("upload", { token, workspaceId: check.workspaceId, expiresAtMs: check.expiresUnix * 1000 });
   await next();
@@ -67,7 +69,7 @@ const route = createRoute({
   tags: ["Uploads"],
   summary: "Upload a file to a signed URL (no bearer token)",
   description:
-    "The URL from `POST /api/uploads` (or the MCP tool) is the only credential and works once. Checks, in order: token not a UUID → 404; more than UPLOAD_RATE_LIMIT_PER_MINUTE requests a minute from the IP → 429; signature missing, wrong, altered or extra parameter → 403; expired → 403; the API key that issued it revoked → 403; workspace gone → 404; file missing, too large or of a type not allowed → 422 (the URL stays usable); already used → 409.",
+    "The URL from `POST /api/uploads` (or the MCP tool) is the only credential and works once. Checks, in order: token not a UUID → 404; more than UPLOAD_RATE_LIMIT_PER_MINUTE requests a minute from the IP → 429; signature missing, wrong, altered or extra parameter → 403; expired → 403; the API key that issued it revoked, or the person who issued it no longer a member → 403; workspace gone → 404; file missing, too large or of a type not allowed → 422 (the URL stays usable); already used → 409.",
   request: {
     params: z.object({
       token: z.string().openapi({ param: { name: "token", in: "path" }, description: "Upload token (UUID)." }),
@@ -83,7 +85,9 @@ const route = createRoute({
     ...errorResponses,
     ...memoryBusyResponse,
     201: ok(StoredUploadSchema, "Stored; the Media is a workspace asset carrying the upload token."),
-    403: json("Invalid signature, altered or extra parameter, expired URL, or the issuing API key was revoked."),
+    403: json(
+      "Invalid signature, altered or extra parameter, expired URL, or the issuing API key was revoked (or its person left the workspace).",
+    ),
     409: json("The URL was already used."),
     429: json("More than the per-IP limit this minute; see `Retry-After`."),
   },

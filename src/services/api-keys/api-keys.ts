@@ -1,12 +1,13 @@
 import { and, desc, eq, isNull, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
-import { apiKeys } from "../../db/schema";
+import { apiKeys, MEMBER_ROLES, workspaceMembers } from "../../db/schema";
 import { randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { formatIso } from "../../lib/time";
 import { presentApiKey } from "../../presenters/resources";
+import { ROLE_GRANTS } from "../people/roles";
 import { forgetApiKey } from "./authenticate-api-key";
 import {
   API_KEYS_MAX_LIVE_PER_WORKSPACE,
@@ -17,6 +18,21 @@ import {
   widestScope,
 } from "./scopes";
 
+/** The roles whose members may mint a key of `scope` (the `keys` area, up to the role's scope). */
+const rolesMinting = (scope: ApiKeyScope) =>
+  MEMBER_ROLES.filter(
+    (role) => ROLE_GRANTS[role].areas.includes("keys") && scopeAllows(ROLE_GRANTS[role].scope, scope),
+  );
+
+async function personMayMint(ctx: WorkspaceContext, userId: string, scope: ApiKeyScope): Promise<boolean> {
+  const row = await ctx.db
+    .select({ role: workspaceMembers.role })
+    .from(workspaceMembers)
+    .where(and(eq(workspaceMembers.workspaceId, ctx.workspaceId), eq(workspaceMembers.userId, userId)))
+    .get();
+  return !!row && rolesMinting(scope).includes(row.role);
+}
+
 /** Fixed prefix so secret scanners can match leaked keys; 32 random bytes follow (256 bits). */
 export const API_KEY_PREFIX = "esp_";
 
@@ -25,7 +41,10 @@ export async function mintApiKey(
   name: string,
   expiresAt: number | null,
   now: number,
-  lineage: { scope: ApiKeyScope; parentKeyId: string | null } = { scope: "full", parentKeyId: null },
+  lineage: { scope: ApiKeyScope; parentKeyId: string | null; createdByUserId?: string | null } = {
+    scope: "full",
+    parentKeyId: null,
+  },
 ) {
   const plainToken = `${API_KEY_PREFIX}${randomToken(32)}`;
   const row: typeof apiKeys.$inferSelect = {
@@ -39,6 +58,7 @@ export async function mintApiKey(
     createdAt: now,
     scope: lineage.scope,
     parentKeyId: lineage.parentKeyId,
+    createdByUserId: lineage.createdByUserId ?? null,
   };
   return { row, plainToken };
 }
@@ -71,18 +91,25 @@ export async function createApiKey(
 
   const now = ctx.now();
   const limit = liveKeyLimitFor(ctx.apiKeyScope);
-  // A key minted by a signed-in person (owner or admin) is a root key of the workspace, like the bootstrap's.
+  // A key minted by a signed-in person (owner or admin) is a root key of the workspace, recorded as that person's:
+  // it is revoked when they leave or their new role could not mint it (src/services/people/members.ts).
   const { row, plainToken } = await mintApiKey(ctx.workspaceId, input.name, expiresAt, now, {
     scope,
     parentKeyId: ctx.apiKeyId,
+    createdByUserId: ctx.person?.userId ?? null,
   });
+  // The caller is still live when the row is written: its key unrevoked, or the person still a member whose role
+  // mints this scope (a removal or demotion running meanwhile revokes only the keys already written).
   const callerLive =
-    ctx.apiKeyId === null
-      ? sql`1`
-      : sql`EXISTS (SELECT 1 FROM api_keys WHERE id = ${ctx.apiKeyId} AND revoked_at IS NULL)`;
+    ctx.apiKeyId !== null
+      ? sql`EXISTS (SELECT 1 FROM api_keys WHERE id = ${ctx.apiKeyId} AND revoked_at IS NULL)`
+      : ctx.person !== null
+        ? sql`EXISTS (SELECT 1 FROM workspace_members WHERE workspace_id = ${ctx.workspaceId}
+            AND user_id = ${ctx.person.userId} AND role IN (${sql.join(rolesMinting(scope), sql`, `)}))`
+        : sql`1`;
   const inserted = await ctx.db.run(sql`
-    INSERT INTO api_keys (id, workspace_id, name, token_hash, last_used_at, expires_at, revoked_at, created_at, scope, parent_key_id)
-    SELECT ${row.id}, ${row.workspaceId}, ${row.name}, ${row.tokenHash}, NULL, ${row.expiresAt}, NULL, ${row.createdAt}, ${row.scope}, ${row.parentKeyId}
+    INSERT INTO api_keys (id, workspace_id, name, token_hash, last_used_at, expires_at, revoked_at, created_at, scope, parent_key_id, created_by_user_id)
+    SELECT ${row.id}, ${row.workspaceId}, ${row.name}, ${row.tokenHash}, NULL, ${row.expiresAt}, NULL, ${row.createdAt}, ${row.scope}, ${row.parentKeyId}, ${row.createdByUserId}
     WHERE ${callerLive}
       AND (SELECT count(*) FROM api_keys
            WHERE workspace_id = ${ctx.workspaceId} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now}))
@@ -97,6 +124,8 @@ export async function createApiKey(
         .get());
     if (!parent)
       throw new AppError("unauthenticated", "Unauthenticated.", { headers: { "WWW-Authenticate": "Bearer" } });
+    if (ctx.person !== null && !(await personMayMint(ctx, ctx.person.userId, scope)))
+      throw new AppError("forbidden", "Your role in this workspace no longer allows minting this API key.");
     if (limit < API_KEYS_MAX_LIVE_PER_WORKSPACE)
       throw new AppError(
         "validation",

@@ -5,7 +5,7 @@ import { connectorFor } from "../../platforms/registry";
 import type { SocialAccountResource } from "../../presenters/resources";
 import { callbackUrl, connectContext } from "./connect-context";
 import { linkExists } from "./connect-links";
-import { issuingKeyLive } from "./issuing-key";
+import { issuingKeyLive, issuingPersonLive } from "./issuing-key";
 import { requesterOf } from "./requester";
 import { createSelection } from "./selections";
 import { consumeState } from "./states";
@@ -96,6 +96,7 @@ export async function completeConnect(
     // The key that started the flow (or made its link) ended, or the link was deleted: the flow ends with them.
     if (
       !(await issuingKeyLive(ctx, state.apiKeyId)) ||
+      !(await issuingPersonLive(ctx, workspaceId, state.createdByUserId, state.createdAt)) ||
       (payload.link_id && !(await linkExists(ctx, payload.link_id)))
     ) {
       throw new ConnectError("revoked", FLOW_ENDED);
@@ -148,6 +149,7 @@ export async function completeConnect(
           link_id: payload.link_id,
         },
         state.apiKeyId,
+        { userId: state.createdByUserId, since: state.createdAt },
       );
       return { kind: "select", selectionToken };
     }

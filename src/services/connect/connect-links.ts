@@ -1,8 +1,9 @@
-import { eq } from "drizzle-orm";
+import { and, eq, isNull, or } from "drizzle-orm";
 import type { ServiceContext, WorkspaceContext } from "../../context";
 import { apiKeys, connectLinks, workspaces } from "../../db/schema";
 import { validationError } from "../../lib/errors";
 import { formatIso } from "../../lib/time";
+import { issuerStillMember } from "../people/issued-by";
 import { publicBase } from "./connect-context";
 import { allowedRedirect } from "./start-connect";
 import { newSecretToken, tokenId } from "./tokens";
@@ -11,7 +12,8 @@ import { newSecretToken, tokenId } from "./tokens";
  * Hosted connect links: a workspace hands `{PUBLIC_URL}/connect/<token>` to its end user; the page lists the
  * networks and starts each flow for the link's workspace, with no API key in the browser. Only the token's hash
  * is stored; the link works until it expires (several networks can be connected from one link), is deleted, or the
- * API key that made it is revoked or expires — a link never outlives its key (issue 25).
+ * API key that made it is revoked or expires — a link never outlives its key (issue 25) — or the signed-in person
+ * who made it leaves the workspace (issue 27, `created_by_user_id`).
  */
 export const MIN_LINK_TTL_SECONDS = 300;
 export const MAX_LINK_TTL_SECONDS = 7 * 86_400;
@@ -43,6 +45,7 @@ export async function createConnectLink(ctx: WorkspaceContext, input: CreateConn
     expiresAt,
     createdAt: now,
     apiKeyId: ctx.apiKeyId,
+    createdByUserId: ctx.person?.userId ?? null,
     purpose,
   });
   return { id, url: `${publicBase(ctx)}/connect/${token}`, purpose, expires_at: formatIso(expiresAt) };
@@ -62,7 +65,7 @@ export interface LiveLink {
 export type LinkLookup =
   | { link: LiveLink }
   | { refused: "unknown" }
-  | { refused: "key_ended"; workspaceName: string; purpose: string | null };
+  | { refused: "key_ended" | "person_ended"; workspaceName: string; purpose: string | null };
 
 /** The link behind a token, checked against its expiry and its issuing key's. */
 export async function resolveConnectLink(ctx: ServiceContext, token: string): Promise<LinkLookup> {
@@ -74,6 +77,7 @@ export async function resolveConnectLink(ctx: ServiceContext, token: string): Pr
       keyRevokedAt: apiKeys.revokedAt,
       keyExpiresAt: apiKeys.expiresAt,
       keyId: apiKeys.id,
+      personLive: issuerStillMember(connectLinks.workspaceId, connectLinks.createdByUserId, connectLinks.createdAt),
     })
     .from(connectLinks)
     .innerJoin(workspaces, eq(workspaces.id, connectLinks.workspaceId))
@@ -88,6 +92,8 @@ export async function resolveConnectLink(ctx: ServiceContext, token: string): Pr
       row.keyId === null || row.keyRevokedAt !== null || (row.keyExpiresAt !== null && row.keyExpiresAt <= now);
     if (ended) return { refused: "key_ended", workspaceName: row.workspaceName, purpose: link.purpose };
   }
+  if (link.createdByUserId !== null && !row.personLive)
+    return { refused: "person_ended", workspaceName: row.workspaceName, purpose: link.purpose };
   if (link.expiresAt <= now) return { refused: "unknown" };
   return {
     link: {
@@ -102,7 +108,22 @@ export async function resolveConnectLink(ctx: ServiceContext, token: string): Pr
   };
 }
 
-/** Whether a link (by id) still exists: a link deleted mid-flow ends the flows it started. */
+/**
+ * Whether a link (by id) still exists and its person (if a person made it) is still a member: a link deleted
+ * mid-flow, or whose maker left, ends the flows it started.
+ */
 export async function linkExists(ctx: ServiceContext, linkId: string): Promise<boolean> {
-  return !!(await ctx.db.select({ id: connectLinks.id }).from(connectLinks).where(eq(connectLinks.id, linkId)).get());
+  return !!(await ctx.db
+    .select({ id: connectLinks.id })
+    .from(connectLinks)
+    .where(
+      and(
+        eq(connectLinks.id, linkId),
+        or(
+          isNull(connectLinks.createdByUserId),
+          issuerStillMember(connectLinks.workspaceId, connectLinks.createdByUserId, connectLinks.createdAt),
+        ),
+      ),
+    )
+    .get());
 }

@@ -1,6 +1,7 @@
-import { and, eq, gt, isNull, or } from "drizzle-orm";
+import { and, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { apiKeys } from "../../db/schema";
+import { issuerStillMember } from "../people/issued-by";
 
 /**
  * Connect links, OAuth states and selections record the API key that made them (issue 25): they end with that key.
@@ -21,6 +22,23 @@ export async function issuingKeyLive(ctx: ServiceContext, apiKeyId: string | nul
     )
     .get();
   return !!row;
+}
+
+/**
+ * A flow started by a signed-in person (issue 27, `created_by_user_id`) ends with their membership: refused once they
+ * are no longer a member of the workspace, or joined again only after the flow began. Null: started by a key.
+ */
+export async function issuingPersonLive(
+  ctx: ServiceContext,
+  workspaceId: string,
+  userId: string | null,
+  issuedAt: number,
+): Promise<boolean> {
+  if (userId === null) return true;
+  const row = await ctx.db.get<{ live: number }>(
+    sql`SELECT ${issuerStillMember(sql`${workspaceId}`, sql`${userId}`, sql`${issuedAt}`)} AS live`,
+  );
+  return !!row?.live;
 }
 
 export const KEY_ENDED =

@@ -22,6 +22,8 @@ export async function createSelection(
   platform: string,
   payload: SelectionPayload,
   apiKeyId: string | null = null,
+  /** The signed-in person who started the flow (issue 27), with when it started. */
+  person: { userId: string | null; since: number } = { userId: null, since: 0 },
 ): Promise<string> {
   const token = newSecretToken();
   const now = ctx.now();
@@ -35,8 +37,9 @@ export async function createSelection(
       platform,
       sealed,
       expiresAt: now + ctx.config.CONNECT_STATE_TTL_SECONDS * 1000,
-      createdAt: now,
+      createdAt: person.userId === null ? now : person.since,
       apiKeyId,
+      createdByUserId: person.userId,
     }),
   ]);
   return token;
@@ -47,6 +50,8 @@ export interface OpenSelection {
   platform: string;
   payload: SelectionPayload;
   apiKeyId: string | null;
+  createdByUserId: string | null;
+  createdAt: number;
 }
 
 /**
@@ -65,6 +70,8 @@ export async function readSelection(ctx: ServiceContext, token: string): Promise
     platform: row.platform,
     payload: await openStep<SelectionPayload>(ctx, { table: "connect_selections", row: row.id }, row.sealed),
     apiKeyId: row.apiKeyId,
+    createdByUserId: row.createdByUserId,
+    createdAt: row.createdAt,
   };
 }
 
@@ -79,5 +86,7 @@ export async function consumeSelection(ctx: ServiceContext, token: string): Prom
     platform: row.platform,
     payload: await openStep<SelectionPayload>(ctx, { table: "connect_selections", row: row.id }, row.sealed),
     apiKeyId: row.apiKeyId,
+    createdByUserId: row.createdByUserId,
+    createdAt: row.createdAt,
   };
 }

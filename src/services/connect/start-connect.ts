@@ -19,6 +19,8 @@ export interface StartConnectInput {
 /** Who starts the flow: the API key (the caller's, or the one that made the link); the flow ends with it. */
 export interface FlowOrigin {
   apiKeyId: string | null;
+  /** The signed-in person who starts the flow through the API (issue 27); it ends with their membership. */
+  createdByUserId?: string | null;
   /**
    * SHA-256 of the browser's binding cookie when the flow starts in that browser (the hosted link page). Without it
    * (the API) the answer is our first-party hop `/connect/authorize/<nonce>`, which binds the first browser that
@@ -107,6 +109,7 @@ export async function startConnect(
     },
     origin.apiKeyId,
     origin.browserHash ?? null,
+    origin.createdByUserId ?? null,
   );
   try {
     const url = await connector.authorizeUrl(connectContext(ctx), {

@@ -52,6 +52,8 @@ export async function createState(
   apiKeyId: string | null,
   /** SHA-256 of the browser's binding cookie when the flow starts in a browser; else the hop binds it later. */
   browserHash: string | null = null,
+  /** The signed-in person who started the flow through the API (issue 27); refused once they leave. */
+  createdByUserId: string | null = null,
 ): Promise<{ state: string; nonce: string; expiresAt: number }> {
   const nonce = newSecretToken();
   const now = ctx.now();
@@ -70,6 +72,7 @@ export async function createState(
       createdAt: now,
       apiKeyId,
       browserHash,
+      createdByUserId,
     }),
   ]);
   const sig = await mac(ctx, PURPOSE, `${workspaceId}\n${platform}\n${nonce}`);
@@ -127,7 +130,14 @@ export async function consumeState(
   state: string,
   /** SHA-256 of the binding cookie the callback's browser presented (null: none). */
   browserHash: string | null,
-): Promise<{ workspaceId: string; payload: StatePayload; expired: boolean; apiKeyId: string | null }> {
+): Promise<{
+  workspaceId: string;
+  payload: StatePayload;
+  expired: boolean;
+  apiKeyId: string | null;
+  createdByUserId: string | null;
+  createdAt: number;
+}> {
   const [workspaceId, nonce, sig, extra] = state.split(".");
   if (!workspaceId || !nonce || !sig || extra !== undefined || state.length > 512)
     throw new ConnectError("invalid_state", UNKNOWN_STATE);
@@ -154,5 +164,12 @@ export async function consumeState(
   }
   // An expired state is consumed too; the caller still learns where to send the browser back to.
   const payload = await openStep<StatePayload>(ctx, { table: "oauth_states", row: row.id }, row.sealed);
-  return { workspaceId, payload, expired: row.expiresAt < ctx.now(), apiKeyId: row.apiKeyId };
+  return {
+    workspaceId,
+    payload,
+    expired: row.expiresAt < ctx.now(),
+    apiKeyId: row.apiKeyId,
+    createdByUserId: row.createdByUserId,
+    createdAt: row.createdAt,
+  };
 }

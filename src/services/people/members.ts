@@ -1,8 +1,12 @@
-import { and, asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
-import { authUsers, type MemberRole, workspaceMembers } from "../../db/schema";
+import { apiKeys, authUsers, type MemberRole, workspaceMembers } from "../../db/schema";
 import { AppError, conflict, notFound } from "../../lib/errors";
+import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { formatIso } from "../../lib/time";
+import { forgetApiKey } from "../api-keys/authenticate-api-key";
+import { API_KEY_SCOPES, type ApiKeyScope, scopeAllows } from "../api-keys/scopes";
+import { ROLE_GRANTS } from "./roles";
 
 /**
  * Members of a workspace (issue 27). Who may change whom (docs/security.md "Roles"):
@@ -79,25 +83,89 @@ async function findMember(ctx: WorkspaceContext, id: string) {
 const keepsAnOwner = (ctx: WorkspaceContext) => sql`(${workspaceMembers.role} != 'owner' OR (
   SELECT count(*) FROM workspace_members WHERE workspace_id = ${ctx.workspaceId} AND role = 'owner') > 1)`;
 
+/** The key scopes a role could mint (the `keys` area, up to the role's own scope): none for editors and viewers. */
+export function mintableScopes(role: MemberRole): ApiKeyScope[] {
+  const grant = ROLE_GRANTS[role];
+  if (!grant.areas.includes("keys")) return [];
+  return API_KEY_SCOPES.filter((scope) => scopeAllows(grant.scope, scope));
+}
+
+/**
+ * Revokes the live keys `userId` minted in this workspace with a session — all of them, or only those of a scope
+ * not in `keep` — and every key those keys minted (the chain rule, as `deleteApiKey`), provided `guard` holds when
+ * the statement runs: it runs in the same batch as the membership change and is conditioned on that change having
+ * happened (the last-owner rule may refuse it).
+ */
+function revokeIssuedKeys(ctx: WorkspaceContext, userId: string, keep: ApiKeyScope[], guard: SQL) {
+  const keptScopes = keep.length === 0 ? sql`` : sql` AND scope NOT IN (${sql.join(keep, sql`, `)})`;
+  return ctx.db
+    .update(apiKeys)
+    .set({ revokedAt: ctx.now() })
+    .where(
+      and(
+        isNull(apiKeys.revokedAt),
+        guard,
+        sql`${apiKeys.id} IN (WITH RECURSIVE tree(id) AS (
+          SELECT id FROM api_keys
+          WHERE workspace_id = ${ctx.workspaceId} AND created_by_user_id = ${userId} AND revoked_at IS NULL${keptScopes}
+          UNION
+          SELECT k.id FROM api_keys k JOIN tree t ON k.parent_key_id = t.id
+        ) SELECT id FROM tree)`,
+      ),
+    )
+    .returning({ id: apiKeys.id });
+}
+
+/** Tells each revoked key's Durable Object and drops this isolate's cached lookups (as `deleteApiKey` does). */
+async function forgetRevoked(ctx: WorkspaceContext, revoked: { id: string }[]): Promise<void> {
+  await Promise.all(revoked.map((r) => revokeApiKeyEverywhere(ctx.env, r.id)));
+  for (const r of revoked) forgetApiKey(r.id);
+}
+
+/**
+ * Changes a member's role. Lowering it revokes, in the same write batch, the keys the person minted that the new
+ * role could not mint (docs/security.md "What a person issues"): an owner or admin made editor or viewer loses every
+ * key they minted (and the keys those minted); owner ↔ admin keeps them.
+ */
 export async function updateMemberRole(ctx: WorkspaceContext, id: string, role: MemberRole): Promise<MemberView> {
   const member = await findMember(ctx, id);
   if (member.role === role) return present(member);
   if (member.role === "owner" || role === "owner") assertMayGrant(ctx, "owner");
-  const updated = await ctx.db
+  const keep = mintableScopes(role);
+  const lost = mintableScopes(member.role).filter((scope) => !keep.includes(scope));
+  const update = ctx.db
     .update(workspaceMembers)
     .set({ role })
     .where(and(eq(workspaceMembers.id, id), eq(workspaceMembers.workspaceId, ctx.workspaceId), keepsAnOwner(ctx)))
     .returning({ id: workspaceMembers.id });
-  if (updated.length === 0) throw conflict(LAST_OWNER);
+  if (lost.length === 0) {
+    const updated = await update;
+    if (updated.length === 0) throw conflict(LAST_OWNER);
+  } else {
+    const changed = sql`EXISTS (SELECT 1 FROM workspace_members WHERE id = ${id} AND role = ${role})`;
+    const [updated, revoked] = await ctx.db.batch([update, revokeIssuedKeys(ctx, member.userId, keep, changed)]);
+    await forgetRevoked(ctx, revoked);
+    if (updated.length === 0) throw conflict(LAST_OWNER);
+  }
   return present({ ...member, role });
 }
 
+/**
+ * Removes a member (DELETE /api/members/{id}, also how a person leaves). In the same write batch every key the person
+ * minted in this workspace is revoked (with the keys those minted); their connect links, the flows those links
+ * started and their signed upload URLs end with the membership itself (src/services/people/issued-by.ts).
+ */
 export async function removeMember(ctx: WorkspaceContext, id: string): Promise<void> {
   const member = await findMember(ctx, id);
   if (member.role === "owner") assertMayGrant(ctx, "owner");
-  const deleted = await ctx.db
-    .delete(workspaceMembers)
-    .where(and(eq(workspaceMembers.id, id), eq(workspaceMembers.workspaceId, ctx.workspaceId), keepsAnOwner(ctx)))
-    .returning({ id: workspaceMembers.id });
+  const gone = sql`NOT EXISTS (SELECT 1 FROM workspace_members WHERE id = ${id})`;
+  const [deleted, revoked] = await ctx.db.batch([
+    ctx.db
+      .delete(workspaceMembers)
+      .where(and(eq(workspaceMembers.id, id), eq(workspaceMembers.workspaceId, ctx.workspaceId), keepsAnOwner(ctx)))
+      .returning({ id: workspaceMembers.id }),
+    revokeIssuedKeys(ctx, member.userId, [], gone),
+  ]);
+  await forgetRevoked(ctx, revoked);
   if (deleted.length === 0) throw conflict(LAST_OWNER);
 }

@@ -1,8 +1,9 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { requireSecret } from "../../config";
 import type { ServiceContext, WorkspaceContext } from "../../context";
 import { apiKeys, signedUploadIssuers } from "../../db/schema";
 import { formatIso } from "../../lib/time";
+import { issuerStillMember } from "../people/issued-by";
 import { signUploadUrl } from "./signing";
 
 export const UPLOAD_FIELD_NAME = "media";
@@ -31,9 +32,14 @@ export async function issueUpload(ctx: WorkspaceContext): Promise<IssuedUpload> 
     expiresUnix,
     ctx.workspaceId,
   );
-  // A URL issued to a signed-in person is judged by its signature and expiry alone (UPLOAD_URL_TTL_SECONDS).
-  if (ctx.apiKeyId !== null)
-    await ctx.db.insert(signedUploadIssuers).values({ token, apiKeyId: ctx.apiKeyId, expiresAt: expiresUnix * 1000 });
+  // Issued by a key, or by a signed-in person (issue 27): the URL ends with the key, or with the person's membership.
+  await ctx.db.insert(signedUploadIssuers).values({
+    token,
+    apiKeyId: ctx.apiKeyId,
+    expiresAt: expiresUnix * 1000,
+    workspaceId: ctx.workspaceId,
+    createdByUserId: ctx.person?.userId ?? null,
+  });
   return {
     upload_token: token,
     upload_url: url,
@@ -44,16 +50,30 @@ export async function issueUpload(ctx: WorkspaceContext): Promise<IssuedUpload> 
 }
 
 /**
- * Whether the API key that issued a signed URL has been revoked (or has expired) since. A URL without an issuer
- * record (issued before the record existed) is judged by its signature and expiry alone.
+ * Whether the issuer of a signed URL has ended since: the API key revoked (or expired), or the signed-in person no
+ * longer a member of the workspace. A URL without an issuer record (issued before the record existed) is judged by
+ * its signature and expiry alone.
  */
-export async function uploadIssuerRevoked(ctx: ServiceContext, token: string): Promise<boolean> {
+export async function uploadIssuerRevoked(ctx: ServiceContext, token: string): Promise<"key" | "person" | null> {
   const row = await ctx.db
-    .select({ revokedAt: apiKeys.revokedAt, expiresAt: apiKeys.expiresAt })
+    .select({
+      keyId: apiKeys.id,
+      revokedAt: apiKeys.revokedAt,
+      expiresAt: apiKeys.expiresAt,
+      createdByUserId: signedUploadIssuers.createdByUserId,
+      personLive: issuerStillMember(
+        sql`coalesce(${signedUploadIssuers.workspaceId}, '')`,
+        signedUploadIssuers.createdByUserId,
+      ),
+    })
     .from(signedUploadIssuers)
-    .innerJoin(apiKeys, eq(apiKeys.id, signedUploadIssuers.apiKeyId))
+    .leftJoin(apiKeys, eq(apiKeys.id, signedUploadIssuers.apiKeyId))
     .where(eq(signedUploadIssuers.token, token))
     .get();
-  if (!row) return false;
-  return row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= ctx.now());
+  if (!row) return null;
+  // A key row that is gone went with its workspace: the workspace check after this one answers that (404).
+  if (row.keyId !== null && (row.revokedAt !== null || (row.expiresAt !== null && row.expiresAt <= ctx.now())))
+    return "key";
+  if (row.createdByUserId !== null && !row.personLive) return "person";
+  return null;
 }
