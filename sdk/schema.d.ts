@@ -1341,13 +1341,13 @@ export interface components {
             id: string;
             purpose: string | null;
             redirect_url: string | null;
-            /** @description The API key that created the link; null for links made before keys were recorded. */
+            /** @description The API key that created the link; null for links made by a signed-in person or before keys were recorded. */
             api_key_id: string | null;
             /**
-             * @description `key_ended`: the issuing API key was revoked or has expired, so the link no longer works.
+             * @description `key_ended`: the issuing API key was revoked or has expired, so the link no longer works. `person_left`: the signed-in person who made it is no longer a member of the workspace, so the link no longer works.
              * @enum {string}
              */
-            status: "active" | "expired" | "key_ended";
+            status: "active" | "expired" | "key_ended" | "person_left";
             expires_at: string;
             created_at: string;
         };

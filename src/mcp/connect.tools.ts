@@ -56,7 +56,7 @@ export const connectTools = [
     name: "list-connect-links-tool",
     title: "List connect links",
     description:
-      "The workspace's connect links (id, purpose, redirect_url, issuing api_key_id, status active/expired/key_ended, expiry), newest first, 50 per page. Tokens are never shown again.",
+      "The workspace's connect links (id, purpose, redirect_url, issuing api_key_id, status active/expired/key_ended/person_left, expiry), newest first, 50 per page. Tokens are never shown again.",
     scope: "full",
     input: { page: z.number().int().min(1).max(100_000).optional().describe("Page, from 1 (default 1).") },
     annotations: { readOnlyHint: true },

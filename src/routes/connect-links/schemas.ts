@@ -25,12 +25,13 @@ export const ConnectLinkSchema = z
     id: ConnectLinkId,
     purpose: z.string().nullable(),
     redirect_url: z.string().nullable(),
-    api_key_id: z
-      .string()
-      .nullable()
-      .openapi({ description: "The API key that created the link; null for links made before keys were recorded." }),
-    status: z.enum(["active", "expired", "key_ended"]).openapi({
-      description: "`key_ended`: the issuing API key was revoked or has expired, so the link no longer works.",
+    api_key_id: z.string().nullable().openapi({
+      description:
+        "The API key that created the link; null for links made by a signed-in person or before keys were recorded.",
+    }),
+    status: z.enum(["active", "expired", "key_ended", "person_left"]).openapi({
+      description:
+        "`key_ended`: the issuing API key was revoked or has expired, so the link no longer works. `person_left`: the signed-in person who made it is no longer a member of the workspace, so the link no longer works.",
     }),
     expires_at: z.string(),
     created_at: z.string(),

@@ -3,21 +3,31 @@ import type { WorkspaceContext } from "../../context";
 import { aliased } from "../../db/aliased";
 import { apiKeys, connectLinks } from "../../db/schema";
 import { formatIso } from "../../lib/time";
+import { issuerStillMember } from "../people/issued-by";
 
 export const CONNECT_LINKS_PER_PAGE = 50;
 
-export type ConnectLinkStatus = "active" | "expired" | "key_ended";
+export type ConnectLinkStatus = "active" | "expired" | "key_ended" | "person_left";
 
 /** A link as the API shows it (never its token: only its hash, the id, is stored). */
 export function presentConnectLink(
   link: typeof connectLinks.$inferSelect,
   key: { id: string | null; revokedAt: number | null; expiresAt: number | null },
   now: number,
+  /** Whether the person who made the link (if a person did) is still a member since before it was made. */
+  personLive = true,
 ) {
   const keyEnded =
     link.apiKeyId !== null &&
     (key.id === null || key.revokedAt !== null || (key.expiresAt !== null && key.expiresAt <= now));
-  const status: ConnectLinkStatus = keyEnded ? "key_ended" : link.expiresAt <= now ? "expired" : "active";
+  const personLeft = link.createdByUserId !== null && !personLive;
+  const status: ConnectLinkStatus = keyEnded
+    ? "key_ended"
+    : personLeft
+      ? "person_left"
+      : link.expiresAt <= now
+        ? "expired"
+        : "active";
   return {
     id: link.id,
     purpose: link.purpose,
@@ -40,6 +50,10 @@ export async function listConnectLinks(ctx: WorkspaceContext, page: number) {
         keyId: aliased(apiKeys.id, "key_id"),
         keyRevokedAt: aliased(apiKeys.revokedAt, "key_revoked_at"),
         keyExpiresAt: aliased(apiKeys.expiresAt, "key_expires_at"),
+        personLive:
+          sql<number>`${issuerStillMember(connectLinks.workspaceId, connectLinks.createdByUserId, connectLinks.createdAt)}`.as(
+            "person_live",
+          ),
       })
       .from(connectLinks)
       .leftJoin(apiKeys, eq(apiKeys.id, connectLinks.apiKeyId))
@@ -54,7 +68,12 @@ export async function listConnectLinks(ctx: WorkspaceContext, page: number) {
   const n = total?.n ?? 0;
   return {
     data: rows.map((r) =>
-      presentConnectLink(r.link, { id: r.keyId, revokedAt: r.keyRevokedAt, expiresAt: r.keyExpiresAt }, now),
+      presentConnectLink(
+        r.link,
+        { id: r.keyId, revokedAt: r.keyRevokedAt, expiresAt: r.keyExpiresAt },
+        now,
+        !!r.personLive,
+      ),
     ),
     meta: {
       current_page: page,

@@ -24,8 +24,8 @@ async function keyBy(person: Person, body: Record<string, unknown>) {
   return { key: res.body.plain_token as string, id: res.body.token.id as string };
 }
 
-async function linkBy(person: Person) {
-  const res = await person.api("POST", "/api/connect-links", { purpose: "Autumn campaign" });
+async function linkBy(person: Person, purpose = "Autumn campaign") {
+  const res = await person.api("POST", "/api/connect-links", { purpose });
   expect(res.status, res.text).toBe(201);
   return new URL(res.body.url).pathname;
 }
@@ -68,7 +68,7 @@ describe("what a person issues ends with their membership", () => {
     const keyMinted = await call("POST", "/api/api-keys", { key: ws.key, body: { name: "key's" } });
     expect(keyMinted.status).toBe(201);
     const link = await linkBy(admin);
-    const otherLink = await linkBy(other);
+    const otherLink = await linkBy(other, "Other campaign");
     const uploadPath = await uploadUrlBy(admin);
     const otherUpload = await uploadUrlBy(other);
     expect((await workspaceRead(adminKey.key)).status).toBe(200);
@@ -99,6 +99,17 @@ describe("what a person issues ends with their membership", () => {
     expect((await browse("GET", otherLink)).status).toBe(200);
     const stored = await upload(otherUpload);
     expect(stored.status, stored.text).toBe(201);
+    const links = await owner.api("GET", "/api/connect-links");
+    expect(
+      (links.body.data as { purpose: string; api_key_id: string | null; status: string }[]).map((l) => [
+        l.purpose,
+        l.api_key_id,
+        l.status,
+      ]),
+    ).toEqual([
+      ["Other campaign", null, "active"],
+      ["Autumn campaign", null, "person_left"],
+    ]);
     const keys = await owner.api("GET", "/api/api-keys");
     expect((keys.body as { name: string }[]).map((k) => k.name).sort()).toEqual(["Default key", "key's", "other's"]);
   });
