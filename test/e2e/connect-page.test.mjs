@@ -3,32 +3,19 @@
 // open a connect link → choose Facebook → consent → pick two Pages → land on the redirect URL.
 // Runs under `node --test` (part of `npm test`); skipped with a message where Chromium is not installed.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { ROOT, startStack } from "../../sandbox/start.mjs";
 import { fakeFacebookOAuth } from "../support/oauth/fake-oauth.ts";
+import { freePort } from "./kit.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const ARTIFACTS = path.join(ROOT, "test-artifacts");
-// Run wrangler with this Node (24, from the `node` devDependency via npm), not the shell's.
-const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const ADMIN_TOKEN = "e2e-admin-token";
 const chromiumMissing = !existsSync(CHROMIUM);
-
-/** A free TCP port on 127.0.0.1. */
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Serves the fake network on two ports (its consent host and its Graph host, as Facebook has two origins), plus the
@@ -60,26 +47,10 @@ async function startFakeProvider(authPort, graphPort) {
   return { servers, origin: authOrigin, authOrigin, graphOrigin, net };
 }
 
-async function waitForHealth(base, child) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`${base}/api/health`);
-      if (res.ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("wrangler dev did not start within 60 s");
-}
-
 let fake;
-let wrangler;
+let stack;
 let stateDir;
 let base;
-let wranglerLog = "";
 
 before(async () => {
   if (chromiumMissing) return;
@@ -87,17 +58,6 @@ before(async () => {
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
   stateDir = mkdtempSync(path.join(tmpdir(), "connect-e2e-"));
-  const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
-  const migrate = spawnSync(
-    process.execPath,
-    [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir],
-    {
-      cwd: ROOT,
-      env,
-      encoding: "utf8",
-    },
-  );
-  assert.equal(migrate.status, 0, migrate.stderr || migrate.stdout);
   const vars = {
     APP_ENV: "development",
     LOG_LEVEL: "warn",
@@ -112,37 +72,11 @@ before(async () => {
     FACEBOOK_GRAPH_URL: fake.graphOrigin,
     CONNECT_REDIRECT_ALLOWLIST: fake.origin,
   };
-  const args = [
-    WRANGLER,
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--persist-to",
-    stateDir,
-    "--show-interactive-dev-session=false",
-  ];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  wrangler = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  wrangler.stdout.on("data", (d) => {
-    wranglerLog += d;
-  });
-  wrangler.stderr.on("data", (d) => {
-    wranglerLog += d;
-  });
-  await waitForHealth(base, wrangler);
+  stack = await startStack({ port, persistTo: stateDir, sandbox: false, vars });
 });
 
 after(async () => {
-  if (wrangler && wrangler.exitCode === null) {
-    try {
-      process.kill(-wrangler.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await stack?.close();
   for (const server of fake?.servers ?? []) server.close();
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 });
@@ -162,7 +96,7 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     return { status: res.status, body: await res.json() };
   };
   const ws = await api("POST", "/api/admin/workspaces", { name: "E2E" }, ADMIN_TOKEN);
-  assert.equal(ws.status, 201, wranglerLog);
+  assert.equal(ws.status, 201, stack.log());
   const key = ws.body.plain_token;
   const link = await api(
     "POST",
@@ -236,7 +170,7 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
     if (last)
       await last.screenshot({ path: path.join(ARTIFACTS, "connect-failure.png"), fullPage: true }).catch(() => {});
     const where = last ? `${last.url()}\n${(await last.content().catch(() => "")).slice(0, 1500)}` : "no page";
-    throw new Error(`${err.message}\nbrowser at: ${where}\nwrangler: ${wranglerLog.slice(-2000)}`);
+    throw new Error(`${err.message}\nbrowser at: ${where}\nwrangler: ${stack.log().slice(-2000)}`);
   } finally {
     await browser.close();
   }

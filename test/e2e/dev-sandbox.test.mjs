@@ -10,32 +10,11 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { loadNetworks, ROOT } from "../../sandbox/start.mjs";
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `fn` until it returns a truthy value, up to a deadline. */
-async function waitFor(fn, what, timeoutMs = 20_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+import { freePort, waitFor } from "./kit.mjs";
 
 /** The first form of an HTML page: its action (absolute) and its fields (hidden inputs and the pressed button). */
 function formOf(html, pageUrl, button) {

@@ -6,33 +6,13 @@
 // has them. (X, Mastodon and Bluesky through `npm run dev` itself: dev-sandbox.test.mjs.)
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { ROOT, startStack } from "../../sandbox/start.mjs";
+import { freePort, waitFor } from "./kit.mjs";
 
 const ADMIN_TOKEN = "e2e-admin-token";
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor(fn, what, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 const unhtml = (s) =>
   s

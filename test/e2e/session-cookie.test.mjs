@@ -3,49 +3,23 @@
 // from a page of the Worker's origin with fetch (the browser adds Origin itself), reads and writes with the cookie
 // alone, is refused from another origin, signs out. Skipped with a message where Chromium is not installed.
 import assert from "node:assert/strict";
-import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
+import { startStack } from "../../sandbox/start.mjs";
+import { freePort } from "./kit.mjs";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ROOT = path.resolve(import.meta.dirname, "../..");
-const WRANGLER = path.join(ROOT, "node_modules/wrangler/bin/wrangler.js");
 const ADMIN_TOKEN = "e2e-admin-token";
 const chromiumMissing = !existsSync(CHROMIUM);
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForHealth(base, child) {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`wrangler dev exited with ${child.exitCode}`);
-    try {
-      if ((await fetch(`${base}/api/health`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error("wrangler dev did not start within 60 s");
-}
-
-let wrangler;
+let stack;
 let stateDir;
 let base;
 let otherOrigin;
 let other;
-let wranglerLog = "";
 
 before(async () => {
   if (chromiumMissing) return;
@@ -60,13 +34,6 @@ before(async () => {
   });
   await new Promise((resolve) => other.listen(otherPort, "127.0.0.1", resolve));
   stateDir = mkdtempSync(path.join(tmpdir(), "session-e2e-"));
-  const env = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
-  const migrate = spawnSync(
-    process.execPath,
-    [WRANGLER, "d1", "migrations", "apply", "DB", "--local", "--persist-to", stateDir],
-    { cwd: ROOT, env, encoding: "utf8" },
-  );
-  assert.equal(migrate.status, 0, migrate.stderr || migrate.stdout);
   const vars = {
     APP_ENV: "development",
     LOG_LEVEL: "warn",
@@ -76,37 +43,11 @@ before(async () => {
     AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
     ADMIN_TOKEN,
   };
-  const args = [
-    WRANGLER,
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--persist-to",
-    stateDir,
-    "--show-interactive-dev-session=false",
-  ];
-  for (const [k, v] of Object.entries(vars)) args.push("--var", `${k}:${v}`);
-  wrangler = spawn(process.execPath, args, { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  wrangler.stdout.on("data", (d) => {
-    wranglerLog += d;
-  });
-  wrangler.stderr.on("data", (d) => {
-    wranglerLog += d;
-  });
-  await waitForHealth(base, wrangler);
+  stack = await startStack({ port, persistTo: stateDir, sandbox: false, vars });
 });
 
 after(async () => {
-  if (wrangler && wrangler.exitCode === null) {
-    try {
-      process.kill(-wrangler.pid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
+  await stack?.close();
   other?.close();
   if (stateDir) rmSync(stateDir, { recursive: true, force: true });
 });
@@ -124,7 +65,7 @@ test("the __Host- session cookie in Chromium on http://127.0.0.1: sign in, act, 
     headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
     body: JSON.stringify({ name: "E2E", owner: { email, name: "Owner", password } }),
   });
-  assert.equal(boot.status, 201, wranglerLog);
+  assert.equal(boot.status, 201, stack.log());
 
   const { chromium } = await import("playwright-core");
   const browser = await chromium.launch({
