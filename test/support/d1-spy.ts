@@ -24,3 +24,30 @@ export function spyOnPrepare(impl: (query: string, prepare: Prepare) => D1Prepar
     });
   });
 }
+
+/** D1 sessions whose reads of `table` answer nothing, as a read replica that has not caught up with the primary. */
+export function lagOnReplicas(table: string) {
+  const withSession = env.DB.withSession.bind(env.DB);
+  vi.spyOn(env.DB, "withSession").mockImplementation((constraint?: string) => {
+    const session = withSession(constraint);
+    return new Proxy(session, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (prop !== "prepare") return typeof value === "function" ? value.bind(target) : value;
+        return (sql: string) => {
+          const stmt = target.prepare(sql);
+          if (!new RegExp(`from "${table}"`, "i").test(sql)) return stmt;
+          const empty = {
+            raw: async () => [],
+            all: async () => ({ results: [], success: true, meta: {} }),
+            first: async () => null,
+          };
+          const lagging = new Proxy(stmt, {
+            get: (t, p) => (p in empty ? empty[p as keyof typeof empty] : Reflect.get(t, p)),
+          });
+          return new Proxy(stmt, { get: (t, p) => (p === "bind" ? () => lagging : Reflect.get(t, p)) });
+        };
+      },
+    });
+  });
+}
