@@ -1,4 +1,5 @@
 import type { ComponentChildren } from "preact";
+import type { Loaded } from "./use-api";
 
 /** Something is on its way: announced politely to screen readers. */
 export function Loading({ label = "Loading…" }: { label?: string }) {
@@ -43,4 +44,27 @@ export function EmptyState({ title, children }: { title: string; children?: Comp
       {children}
     </div>
   );
+}
+
+/**
+ * What a GET (`useApi`) shows in each of its states: loading, its error with a retry, `empty` when `isEmpty` says
+ * there is nothing, else `children` with the data. One place renders the three states alike on every page.
+ */
+export function LoadedView<T>({
+  value,
+  onRetry,
+  isEmpty,
+  empty,
+  children,
+}: {
+  value: Loaded<T>;
+  onRetry: () => void;
+  isEmpty?: (data: T) => boolean;
+  empty?: ComponentChildren;
+  children: (data: T) => ComponentChildren;
+}) {
+  if (value.state === "loading") return <Loading />;
+  if (value.state === "error") return <ErrorState message={value.message} onRetry={onRetry} />;
+  if (isEmpty?.(value.data)) return <>{empty}</>;
+  return <>{children(value.data)}</>;
 }

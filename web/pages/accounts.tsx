@@ -3,7 +3,7 @@ import { errorMessage, fieldErrors, type Schema } from "../../sdk/index";
 import { api } from "../api";
 import { ConfirmButton, Field, FormErrors, inputValue, useFormErrors } from "../components/form";
 import { NetworkIcon, networkName } from "../components/network";
-import { EmptyState, ErrorState, Loading } from "../components/states";
+import { EmptyState, LoadedView } from "../components/states";
 import { preferredTimeZone } from "../components/time-zone-pref";
 import { useApi } from "../components/use-api";
 import { formatInZone } from "../lib/time-zone";
@@ -391,32 +391,35 @@ export default function AccountsPage({ location }: PageProps) {
         </p>
       )}
       <h2>Connected accounts</h2>
-      {list.state === "loading" ? (
-        <Loading />
-      ) : list.state === "error" ? (
-        <ErrorState message={list.message} onRetry={accounts.reload} />
-      ) : list.data.length === 0 ? (
-        <EmptyState title="No accounts yet">
-          <p>
-            {canWrite
-              ? "Connect a network below; then write a post for it in the composer."
-              : "An editor, admin or owner of this workspace can connect accounts."}
-          </p>
-        </EmptyState>
-      ) : (
-        <ul class="item-list">
-          {list.data.map((a) => (
-            <AccountItem
-              key={a.id}
-              account={a}
-              label={labelOf(a.platform)}
-              canWrite={canWrite}
-              onChanged={changed}
-              onReconnectForm={(platform, handle) => setOpenForm({ platform, handle })}
-            />
-          ))}
-        </ul>
-      )}
+      <LoadedView
+        value={list}
+        onRetry={accounts.reload}
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No accounts yet">
+            <p>
+              {canWrite
+                ? "Connect a network below; then write a post for it in the composer."
+                : "An editor, admin or owner of this workspace can connect accounts."}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <ul class="item-list">
+            {data.map((a) => (
+              <AccountItem
+                key={a.id}
+                account={a}
+                label={labelOf(a.platform)}
+                canWrite={canWrite}
+                onChanged={changed}
+                onReconnectForm={(platform, handle) => setOpenForm({ platform, handle })}
+              />
+            ))}
+          </ul>
+        )}
+      </LoadedView>
       {canWrite && (
         <>
           <h2 ref={connectHeading} tabIndex={-1}>

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { ConfirmButton, Field, FormErrors, inputValue, SecretOnce, useFormErrors } from "../../components/form";
-import { EmptyState, ErrorState, Loading } from "../../components/states";
+import { EmptyState, LoadedView } from "../../components/states";
 import { preferredTimeZone } from "../../components/time-zone-pref";
 import { useApi } from "../../components/use-api";
 import { formatInZone, zonedToUtc } from "../../lib/time-zone";
@@ -123,57 +123,60 @@ export default function ApiKeysSection({ canWrite }: SectionProps) {
         {notice}
       </p>
       <h3>Keys</h3>
-      {value.state === "loading" ? (
-        <Loading />
-      ) : value.state === "error" ? (
-        <ErrorState message={value.message} onRetry={reload} />
-      ) : value.data.length === 0 ? (
-        <EmptyState title="No API keys">
-          <p>Create one above to use the API from a script or a server.</p>
-        </EmptyState>
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <caption class="visually-hidden">API keys of this workspace</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Scope</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {value.data.map((k) => (
-                <tr key={k.id}>
-                  <th scope="row">{k.name}</th>
-                  <td>{k.scopes.join(", ")}</td>
-                  <td>{formatInZone(k.created_at, zone)}</td>
-                  <td>{k.last_used_at ? formatInZone(k.last_used_at, zone) : "never"}</td>
-                  <td>{k.expires_at ? formatInZone(k.expires_at, zone) : "never"}</td>
+      <LoadedView
+        value={value}
+        onRetry={reload}
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No API keys">
+            <p>Create one above to use the API from a script or a server.</p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <div class="table-wrap">
+            <table class="table">
+              <caption class="visually-hidden">API keys of this workspace</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
                   {canWrite && (
-                    <td>
-                      <ConfirmButton
-                        label="Revoke"
-                        name={`key ${k.name}`}
-                        question={`Revoke “${k.name}”? It stops working at once.`}
-                        confirmLabel="Yes, revoke"
-                        onConfirm={() => revoke(k)}
-                      />
-                    </td>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
                   )}
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {data.map((k) => (
+                  <tr key={k.id}>
+                    <th scope="row">{k.name}</th>
+                    <td>{k.scopes.join(", ")}</td>
+                    <td>{formatInZone(k.created_at, zone)}</td>
+                    <td>{k.last_used_at ? formatInZone(k.last_used_at, zone) : "never"}</td>
+                    <td>{k.expires_at ? formatInZone(k.expires_at, zone) : "never"}</td>
+                    {canWrite && (
+                      <td>
+                        <ConfirmButton
+                          label="Revoke"
+                          name={`key ${k.name}`}
+                          question={`Revoke “${k.name}”? It stops working at once.`}
+                          confirmLabel="Yes, revoke"
+                          onConfirm={() => revoke(k)}
+                        />
+                      </td>
+                    )}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </LoadedView>
     </section>
   );
 }

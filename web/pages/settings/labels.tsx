@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { ConfirmButton, Field, FormErrors, inputValue, useFormErrors } from "../../components/form";
-import { EmptyState, ErrorState, Loading } from "../../components/states";
+import { EmptyState, LoadedView } from "../../components/states";
 import { useApi } from "../../components/use-api";
 import type { SectionProps } from "../settings";
 
@@ -105,67 +105,70 @@ export default function LabelsSection({ canWrite }: SectionProps) {
       <p role="status" class="small">
         {notice}
       </p>
-      {value.state === "loading" ? (
-        <Loading />
-      ) : value.state === "error" ? (
-        <ErrorState message={value.message} onRetry={reload} />
-      ) : value.data.length === 0 ? (
-        <EmptyState title="No labels yet">
-          <p>{canWrite ? "Create one above, then pick it in the composer." : "An editor can create labels here."}</p>
-        </EmptyState>
-      ) : (
-        <ul class="item-list">
-          {value.data.map((label) => (
-            <li key={label.id} class="item">
-              {editing === label.id ? (
-                <LabelForm
-                  prefix={`edit-${label.id}-`}
-                  initial={{ name: label.name, color: label.color }}
-                  submitLabel="Save label"
-                  onCancel={() => setEditing(null)}
-                  onSaved={async (body) => {
-                    const { error, response } = await api.PUT("/api/labels/{id}", {
-                      params: { path: { id: label.id } },
-                      body,
-                    });
-                    if (response.ok) {
-                      setEditing(null);
-                      setNotice(`Label “${body.name}” saved.`);
-                      await reload();
-                    }
-                    return { ok: response.ok, error };
-                  }}
-                />
-              ) : (
-                <>
-                  <span class="item-main">
-                    <LabelChip label={label} />
-                  </span>
-                  {canWrite && (
-                    <span class="item-actions">
-                      <button
-                        type="button"
-                        class="button"
-                        aria-label={`Edit label ${label.name}`}
-                        onClick={() => setEditing(label.id)}
-                      >
-                        Edit
-                      </button>
-                      <ConfirmButton
-                        label="Delete"
-                        name={`label ${label.name}`}
-                        question={`Delete label “${label.name}”? It is removed from every post.`}
-                        confirmLabel="Yes, delete"
-                        onConfirm={() => remove(label)}
-                      />
+      <LoadedView
+        value={value}
+        onRetry={reload}
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No labels yet">
+            <p>{canWrite ? "Create one above, then pick it in the composer." : "An editor can create labels here."}</p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <ul class="item-list">
+            {data.map((label) => (
+              <li key={label.id} class="item">
+                {editing === label.id ? (
+                  <LabelForm
+                    prefix={`edit-${label.id}-`}
+                    initial={{ name: label.name, color: label.color }}
+                    submitLabel="Save label"
+                    onCancel={() => setEditing(null)}
+                    onSaved={async (body) => {
+                      const { error, response } = await api.PUT("/api/labels/{id}", {
+                        params: { path: { id: label.id } },
+                        body,
+                      });
+                      if (response.ok) {
+                        setEditing(null);
+                        setNotice(`Label “${body.name}” saved.`);
+                        await reload();
+                      }
+                      return { ok: response.ok, error };
+                    }}
+                  />
+                ) : (
+                  <>
+                    <span class="item-main">
+                      <LabelChip label={label} />
                     </span>
-                  )}
-                </>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+                    {canWrite && (
+                      <span class="item-actions">
+                        <button
+                          type="button"
+                          class="button"
+                          aria-label={`Edit label ${label.name}`}
+                          onClick={() => setEditing(label.id)}
+                        >
+                          Edit
+                        </button>
+                        <ConfirmButton
+                          label="Delete"
+                          name={`label ${label.name}`}
+                          question={`Delete label “${label.name}”? It is removed from every post.`}
+                          confirmLabel="Yes, delete"
+                          onConfirm={() => remove(label)}
+                        />
+                      </span>
+                    )}
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </LoadedView>
     </section>
   );
 }

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { ConfirmButton, Field, FormErrors, inputValue, SecretOnce, useFormErrors } from "../../components/form";
-import { EmptyState, ErrorState, Loading } from "../../components/states";
+import { EmptyState, LoadedView } from "../../components/states";
 import { preferredTimeZone } from "../../components/time-zone-pref";
 import { useApi } from "../../components/use-api";
 import { formatInZone } from "../../lib/time-zone";
@@ -191,71 +191,74 @@ export default function MembersSection({ canWrite }: SectionProps) {
         {notice}
       </p>
       <h3>People</h3>
-      {members.value.state === "loading" ? (
-        <Loading />
-      ) : members.value.state === "error" ? (
-        <ErrorState message={members.value.message} onRetry={members.reload} />
-      ) : (
-        <div class="table-wrap">
-          <table class="table">
-            <caption class="visually-hidden">Members of this workspace</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Role</th>
-                <th scope="col">Member since</th>
-                {canWrite && (
-                  <th scope="col">
-                    <span class="visually-hidden">Actions</span>
-                  </th>
-                )}
-              </tr>
-            </thead>
-            <tbody>
-              {members.value.data.map((m) => (
-                <MemberRow key={m.id} member={m} myRole={membership.role} canWrite={canWrite} onChanged={changed} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <LoadedView value={members.value} onRetry={members.reload}>
+        {(data) => (
+          <div class="table-wrap">
+            <table class="table">
+              <caption class="visually-hidden">Members of this workspace</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Member since</th>
+                  {canWrite && (
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  )}
+                </tr>
+              </thead>
+              <tbody>
+                {data.map((m) => (
+                  <MemberRow key={m.id} member={m} myRole={membership.role} canWrite={canWrite} onChanged={changed} />
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </LoadedView>
       <h3>Pending invitations</h3>
-      {invitations.value.state === "loading" ? (
-        <Loading />
-      ) : invitations.value.state === "error" ? (
-        <ErrorState message={invitations.value.message} onRetry={invitations.reload} />
-      ) : invitations.value.data.length === 0 ? (
-        <EmptyState title="No pending invitations">
-          <p>{canWrite ? "Create an invitation link above to add someone." : "An owner or admin can invite people."}</p>
-        </EmptyState>
-      ) : (
-        <ul class="item-list">
-          {invitations.value.data.map((inv) => (
-            <li key={inv.id} class="item">
-              <span class="item-main">
-                <strong>{inv.email ?? "Anyone with the link"}</strong>
-                <span class="small muted">
-                  {inv.role}, expires {formatInZone(inv.expires_at, zone)}
+      <LoadedView
+        value={invitations.value}
+        onRetry={invitations.reload}
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No pending invitations">
+            <p>
+              {canWrite ? "Create an invitation link above to add someone." : "An owner or admin can invite people."}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <ul class="item-list">
+            {data.map((inv) => (
+              <li key={inv.id} class="item">
+                <span class="item-main">
+                  <strong>{inv.email ?? "Anyone with the link"}</strong>
+                  <span class="small muted">
+                    {inv.role}, expires {formatInZone(inv.expires_at, zone)}
+                  </span>
                 </span>
-              </span>
-              {canWrite && (
-                <ConfirmButton
-                  label="Withdraw"
-                  name={`invitation ${inv.email ?? inv.id}`}
-                  question="Withdraw this invitation? Its link stops working at once."
-                  confirmLabel="Yes, withdraw"
-                  onConfirm={async () => {
-                    const { error, response } = await api.DELETE("/api/invitations/{id}", {
-                      params: { path: { id: inv.id } },
-                    });
-                    await changed(response.ok ? "Invitation withdrawn." : errorMessage(error, "Not withdrawn."));
-                  }}
-                />
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+                {canWrite && (
+                  <ConfirmButton
+                    label="Withdraw"
+                    name={`invitation ${inv.email ?? inv.id}`}
+                    question="Withdraw this invitation? Its link stops working at once."
+                    confirmLabel="Yes, withdraw"
+                    onConfirm={async () => {
+                      const { error, response } = await api.DELETE("/api/invitations/{id}", {
+                        params: { path: { id: inv.id } },
+                      });
+                      await changed(response.ok ? "Invitation withdrawn." : errorMessage(error, "Not withdrawn."));
+                    }}
+                  />
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </LoadedView>
     </section>
   );
 }

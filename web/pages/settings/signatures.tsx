@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { ConfirmButton, Field, FormErrors, inputValue, useFormErrors } from "../../components/form";
-import { EmptyState, ErrorState, Loading } from "../../components/states";
+import { EmptyState, LoadedView } from "../../components/states";
 import { useApi } from "../../components/use-api";
 import type { SectionProps } from "../settings";
 
@@ -113,72 +113,75 @@ export default function SignaturesSection({ canWrite }: SectionProps) {
       <p role="status" class="small">
         {notice}
       </p>
-      {value.state === "loading" ? (
-        <Loading />
-      ) : value.state === "error" ? (
-        <ErrorState message={value.message} onRetry={reload} />
-      ) : value.data.length === 0 ? (
-        <EmptyState title="No signatures yet">
-          <p>
-            {canWrite
-              ? "Create one above; the composer offers it under the text."
-              : "An editor can add signatures here."}
-          </p>
-        </EmptyState>
-      ) : (
-        <ul class="item-list">
-          {value.data.map((s) => (
-            <li key={s.id} class="item">
-              {editing === s.id ? (
-                <SignatureForm
-                  prefix={`edit-${s.id}-`}
-                  initial={{ name: s.name, content: s.content }}
-                  submitLabel="Save signature"
-                  onCancel={() => setEditing(null)}
-                  onSave={async (body) => {
-                    const { error, response } = await api.PUT("/api/signatures/{id}", {
-                      params: { path: { id: s.id } },
-                      body,
-                    });
-                    if (response.ok) {
-                      setEditing(null);
-                      setNotice(`Signature “${body.name}” saved.`);
-                      await reload();
-                    }
-                    return { ok: response.ok, error };
-                  }}
-                />
-              ) : (
-                <>
-                  <span class="item-main">
-                    <strong>{s.name}</strong>
-                    <span class="muted pre-line">{s.content}</span>
-                  </span>
-                  {canWrite && (
-                    <span class="item-actions">
-                      <button
-                        type="button"
-                        class="button"
-                        aria-label={`Edit signature ${s.name}`}
-                        onClick={() => setEditing(s.id)}
-                      >
-                        Edit
-                      </button>
-                      <ConfirmButton
-                        label="Delete"
-                        name={`signature ${s.name}`}
-                        question={`Delete signature “${s.name}”?`}
-                        confirmLabel="Yes, delete"
-                        onConfirm={() => remove(s)}
-                      />
+      <LoadedView
+        value={value}
+        onRetry={reload}
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No signatures yet">
+            <p>
+              {canWrite
+                ? "Create one above; the composer offers it under the text."
+                : "An editor can add signatures here."}
+            </p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <ul class="item-list">
+            {data.map((s) => (
+              <li key={s.id} class="item">
+                {editing === s.id ? (
+                  <SignatureForm
+                    prefix={`edit-${s.id}-`}
+                    initial={{ name: s.name, content: s.content }}
+                    submitLabel="Save signature"
+                    onCancel={() => setEditing(null)}
+                    onSave={async (body) => {
+                      const { error, response } = await api.PUT("/api/signatures/{id}", {
+                        params: { path: { id: s.id } },
+                        body,
+                      });
+                      if (response.ok) {
+                        setEditing(null);
+                        setNotice(`Signature “${body.name}” saved.`);
+                        await reload();
+                      }
+                      return { ok: response.ok, error };
+                    }}
+                  />
+                ) : (
+                  <>
+                    <span class="item-main">
+                      <strong>{s.name}</strong>
+                      <span class="muted pre-line">{s.content}</span>
                     </span>
-                  )}
-                </>
-              )}
-            </li>
-          ))}
-        </ul>
-      )}
+                    {canWrite && (
+                      <span class="item-actions">
+                        <button
+                          type="button"
+                          class="button"
+                          aria-label={`Edit signature ${s.name}`}
+                          onClick={() => setEditing(s.id)}
+                        >
+                          Edit
+                        </button>
+                        <ConfirmButton
+                          label="Delete"
+                          name={`signature ${s.name}`}
+                          question={`Delete signature “${s.name}”?`}
+                          confirmLabel="Yes, delete"
+                          onConfirm={() => remove(s)}
+                        />
+                      </span>
+                    )}
+                  </>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </LoadedView>
     </section>
   );
 }

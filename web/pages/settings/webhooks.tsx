@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { ConfirmButton, Field, FormErrors, inputValue, SecretOnce, useFormErrors } from "../../components/form";
-import { EmptyState, ErrorState, Loading } from "../../components/states";
+import { EmptyState, LoadedView } from "../../components/states";
 import { preferredTimeZone } from "../../components/time-zone-pref";
 import { useApi } from "../../components/use-api";
 import { formatInZone } from "../../lib/time-zone";
@@ -98,89 +98,92 @@ function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrite: bool
           {notice}
         </span>
       </div>
-      {value.state === "loading" ? (
-        <Loading />
-      ) : value.state === "error" ? (
-        <ErrorState message={value.message} onRetry={reload} />
-      ) : value.data.data.length === 0 ? (
-        <EmptyState title="Nothing delivered yet">
-          <p>Events appear here as they are sent. “Send test event” sends one now.</p>
-        </EmptyState>
-      ) : (
-        <>
-          <div class="table-wrap">
-            <table class="table">
-              <caption class="visually-hidden">Deliveries to {endpoint.url}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Answer</th>
-                  <th scope="col">Last attempt</th>
-                  {canWrite && (
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {value.data.data.map((d) => (
-                  <tr key={d.id}>
-                    <th scope="row">
-                      <code>{d.event_type}</code>
-                    </th>
-                    <td>
-                      <span
-                        class={`status status-${d.status === "succeeded" ? "published" : d.status === "failed" ? "failed" : "draft"}`}
-                      >
-                        {d.status}
-                      </span>
-                      {d.next_attempt_at && (
-                        <span class="small muted"> next try {formatInZone(d.next_attempt_at, zone)}</span>
-                      )}
-                    </td>
-                    <td>{d.attempts}</td>
-                    <td>
-                      {d.response_status ?? "—"}
-                      {d.error && <span class="small muted"> {d.error}</span>}
-                    </td>
-                    <td>{d.last_attempt_at ? formatInZone(d.last_attempt_at, zone) : "—"}</td>
+      <LoadedView
+        value={value}
+        onRetry={reload}
+        isEmpty={(data) => data.data.length === 0}
+        empty={
+          <EmptyState title="Nothing delivered yet">
+            <p>Events appear here as they are sent. “Send test event” sends one now.</p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <>
+            <div class="table-wrap">
+              <table class="table">
+                <caption class="visually-hidden">Deliveries to {endpoint.url}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Event</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Attempts</th>
+                    <th scope="col">Answer</th>
+                    <th scope="col">Last attempt</th>
                     {canWrite && (
-                      <td>
-                        {(d.status === "succeeded" || d.status === "failed") && (
-                          <button type="button" class="button" onClick={() => retry(d.id)}>
-                            Send again
-                          </button>
-                        )}
-                      </td>
+                      <th scope="col">
+                        <span class="visually-hidden">Actions</span>
+                      </th>
                     )}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {value.data.meta.last_page > 1 && (
-            <nav class="pager" aria-label="Deliveries pages">
-              <button type="button" class="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
-                Newer
-              </button>
-              <span>
-                Page {value.data.meta.current_page} of {value.data.meta.last_page}
-              </span>
-              <button
-                type="button"
-                class="button"
-                disabled={page >= value.data.meta.last_page}
-                onClick={() => setPage(page + 1)}
-              >
-                Older
-              </button>
-            </nav>
-          )}
-        </>
-      )}
+                </thead>
+                <tbody>
+                  {data.data.map((d) => (
+                    <tr key={d.id}>
+                      <th scope="row">
+                        <code>{d.event_type}</code>
+                      </th>
+                      <td>
+                        <span
+                          class={`status status-${d.status === "succeeded" ? "published" : d.status === "failed" ? "failed" : "draft"}`}
+                        >
+                          {d.status}
+                        </span>
+                        {d.next_attempt_at && (
+                          <span class="small muted"> next try {formatInZone(d.next_attempt_at, zone)}</span>
+                        )}
+                      </td>
+                      <td>{d.attempts}</td>
+                      <td>
+                        {d.response_status ?? "—"}
+                        {d.error && <span class="small muted"> {d.error}</span>}
+                      </td>
+                      <td>{d.last_attempt_at ? formatInZone(d.last_attempt_at, zone) : "—"}</td>
+                      {canWrite && (
+                        <td>
+                          {(d.status === "succeeded" || d.status === "failed") && (
+                            <button type="button" class="button" onClick={() => retry(d.id)}>
+                              Send again
+                            </button>
+                          )}
+                        </td>
+                      )}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+            {data.meta.last_page > 1 && (
+              <nav class="pager" aria-label="Deliveries pages">
+                <button type="button" class="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+                  Newer
+                </button>
+                <span>
+                  Page {data.meta.current_page} of {data.meta.last_page}
+                </span>
+                <button
+                  type="button"
+                  class="button"
+                  disabled={page >= data.meta.last_page}
+                  onClick={() => setPage(page + 1)}
+                >
+                  Older
+                </button>
+              </nav>
+            )}
+          </>
+        )}
+      </LoadedView>
     </div>
   );
 }
@@ -406,27 +409,30 @@ export default function WebhooksSection({ canWrite }: SectionProps) {
         {notice}
       </p>
       <h3>Endpoints</h3>
-      {value.state === "loading" ? (
-        <Loading />
-      ) : value.state === "error" ? (
-        <ErrorState message={value.message} onRetry={reload} />
-      ) : value.data.length === 0 ? (
-        <EmptyState title="No webhook endpoints">
-          <p>Add one above to be told when posts publish or fail and when accounts need attention.</p>
-        </EmptyState>
-      ) : (
-        <ul class="item-list">
-          {value.data.map((ep) => (
-            <EndpointItem
-              key={ep.id}
-              endpoint={ep}
-              canWrite={canWrite}
-              onChanged={changed}
-              onSecret={(title, value) => setSecret({ title, value })}
-            />
-          ))}
-        </ul>
-      )}
+      <LoadedView
+        value={value}
+        onRetry={reload}
+        isEmpty={(data) => data.length === 0}
+        empty={
+          <EmptyState title="No webhook endpoints">
+            <p>Add one above to be told when posts publish or fail and when accounts need attention.</p>
+          </EmptyState>
+        }
+      >
+        {(data) => (
+          <ul class="item-list">
+            {data.map((ep) => (
+              <EndpointItem
+                key={ep.id}
+                endpoint={ep}
+                canWrite={canWrite}
+                onChanged={changed}
+                onSecret={(title, value) => setSecret({ title, value })}
+              />
+            ))}
+          </ul>
+        )}
+      </LoadedView>
     </section>
   );
 }
