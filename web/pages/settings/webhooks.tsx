@@ -1,5 +1,6 @@
 import { useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
+import { WEBHOOK_EVENT_TYPES } from "../../../src/services/webhooks/event-types";
 import { api } from "../../api";
 import { ConfirmButton, Field, FormErrors, inputValue, SecretOnce, useFormErrors } from "../../components/form";
 import { EmptyState, LoadedView } from "../../components/states";
@@ -10,26 +11,6 @@ import type { SectionProps } from "../settings";
 
 type Endpoint = Schema<"WebhookEndpoint">;
 type EventType = Schema<"CreateWebhookRequest">["events"][number];
-
-/** Every event of the API's enum (the compiler refuses a missing or unknown one). */
-const EVENTS = [
-  "post.scheduled",
-  "post.published",
-  "post.partially_published",
-  "post.failed",
-  "post.platform.published",
-  "post.platform.failed",
-  "account.connected",
-  "account.disconnected",
-  "account.token_expired",
-  "account.expiring",
-  "account.needs_reconnect",
-  "media.uploaded",
-  "webhook.endpoint.disabled",
-] as const satisfies readonly EventType[];
-type AllListed = Exclude<EventType, (typeof EVENTS)[number]> extends never ? true : never;
-const allListed: AllListed = true;
-void allListed;
 
 function EventPicker({
   idPrefix,
@@ -46,7 +27,7 @@ function EventPicker({
     <fieldset class="field events" aria-describedby={error ? `${idPrefix}events-error` : undefined}>
       <legend>Events</legend>
       <div class="choices-grid">
-        {EVENTS.map((ev, i) => (
+        {WEBHOOK_EVENT_TYPES.map((ev, i) => (
           <label key={ev} class="choice">
             <input
               type="checkbox"
