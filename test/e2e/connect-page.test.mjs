@@ -3,19 +3,16 @@
 // open a connect link → choose Facebook → consent → pick two Pages → land on the redirect URL.
 // Runs under `node --test` (part of `npm test`); skipped with a message where Chromium is not installed.
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, startStack } from "../../sandbox/start.mjs";
+import { startStack } from "../../sandbox/start.mjs";
 import { fakeFacebookOAuth } from "../support/oauth/fake-oauth.ts";
-import { freePort } from "./kit.mjs";
+import { ARTIFACTS, CHROMIUM, chromiumMissing, freePort, launchChromium } from "./kit.mjs";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const ARTIFACTS = path.join(ROOT, "test-artifacts");
 const ADMIN_TOKEN = "e2e-admin-token";
-const chromiumMissing = !existsSync(CHROMIUM);
 
 /**
  * Serves the fake network on two ports (its consent host and its Graph host, as Facebook has two origins), plus the
@@ -106,23 +103,7 @@ test("hosted connect page in Chromium: choose Facebook, consent, pick two Pages,
   );
   assert.equal(link.status, 201);
 
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      // Only loopback exists for this test: every other host (the fake avatars) fails at once.
-      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    ],
-  });
-  mkdirSync(ARTIFACTS, { recursive: true });
+  const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.goto(link.body.url);

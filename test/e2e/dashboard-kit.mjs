@@ -6,34 +6,17 @@
 // - `signIn(page, …)`: the sign-in form as a person fills it;
 // - `checkA11y(page)`: axe-core (a local file evaluated in the page: no third-party origin, and the page's CSP stays
 //   on) → its serious and critical violations.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { createServer } from "node:http";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { ROOT, startStack } from "../../sandbox/start.mjs";
 import { buildWeb } from "../../scripts/build-web.mjs";
+import { ARTIFACTS, CHROMIUM, chromiumMissing, freePort, launchChromium, SKIP } from "./kit.mjs";
 
-export { ROOT };
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-export const chromiumMissing = !existsSync(CHROMIUM);
-export const SKIP = chromiumMissing
-  ? `Chromium not installed at ${CHROMIUM} (apt-get install chromium); browser test skipped`
-  : false;
-export const ARTIFACTS = path.join(ROOT, "test-artifacts");
+export { ARTIFACTS, CHROMIUM, chromiumMissing, freePort, launchChromium, ROOT, SKIP };
 export const OWNER = { email: "demo@example.com", name: "Demo Owner", password: "demo-owner-password-1" };
 const ADMIN_TOKEN = "e2e-admin-token";
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * The built dashboard, the local stack and the demo workspace with its owner. Returns {base, key (the workspace's
@@ -121,26 +104,6 @@ export async function startDashboard() {
       rmSync(state, { recursive: true, force: true });
     },
   };
-}
-
-/** Headless Chromium (playwright-core), loopback only: every other host fails at once. */
-export async function launchChromium() {
-  const { chromium } = await import("playwright-core");
-  mkdirSync(ARTIFACTS, { recursive: true });
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-    ],
-  });
 }
 
 /**

@@ -3,17 +3,15 @@
 // from a page of the Worker's origin with fetch (the browser adds Origin itself), reads and writes with the cookie
 // alone, is refused from another origin, signs out. Skipped with a message where Chromium is not installed.
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { startStack } from "../../sandbox/start.mjs";
-import { freePort } from "./kit.mjs";
+import { CHROMIUM, chromiumMissing, freePort, launchChromium } from "./kit.mjs";
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 const ADMIN_TOKEN = "e2e-admin-token";
-const chromiumMissing = !existsSync(CHROMIUM);
 
 let stack;
 let stateDir;
@@ -67,11 +65,7 @@ test("the __Host- session cookie in Chromium on http://127.0.0.1: sign in, act, 
   });
   assert.equal(boot.status, 201, stack.log());
 
-  const { chromium } = await import("playwright-core");
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
-  });
+  const browser = await launchChromium();
   try {
     const context = await browser.newContext();
     const page = await context.newPage();
