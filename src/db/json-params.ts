@@ -30,7 +30,12 @@ const unpack = (names: string[]) => names.map((n, i) => `json_extract(value, '$[
  * inserted in the order given. Like drizzle's own insert, a value left out takes the column's default (`.default()`
  * or `$defaultFn`), else null. Batchable (a `db.batch` item). `rows` must not be empty.
  */
-export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: readonly T["$inferInsert"][]) {
+export function insertJsonRows<T extends SQLiteTable>(
+  db: Db,
+  table: T,
+  rows: readonly T["$inferInsert"][],
+  options: { onlyIf?: InsertGuard<T> } = {},
+) {
   if (rows.length === 0) throw new Error("insertJsonRows: no rows");
   // Every insertable column, in table order: drizzle's INSERT … SELECT names them all.
   const columns = Object.entries(getTableColumns(table) as Record<string, Column>).filter(
@@ -49,11 +54,36 @@ export function insertJsonRows<T extends SQLiteTable>(db: Db, table: T, rows: re
     }),
   );
   const names = columns.map(([, c]) => quote(c.name));
+  const guard = options.onlyIf;
+  let unpacked = sql.raw(unpack(names));
+  if (guard) {
+    const at = columns.findIndex(([key]) => key === guard.notNullColumn);
+    const column = columns[at]?.[1];
+    if (!column?.notNull) throw new Error(`insertJsonRows: ${String(guard.notNullColumn)} is not a NOT NULL column`);
+    unpacked = sql.join(
+      names.map((n, i) =>
+        i === at
+          ? sql`CASE WHEN ${guard.condition} THEN json_extract(value, '$[${sql.raw(String(i))}]') END AS ${sql.raw(n)}`
+          : sql.raw(`json_extract(value, '$[${i}]') AS ${n}`),
+      ),
+      sql`, `,
+    );
+  }
   return db
     .insert(table)
     .select(
-      sql`SELECT ${sql.raw(names.join(", "))} FROM (SELECT ${sql.raw(unpack(names))}, key AS k FROM json_each(${JSON.stringify(payload)})) ORDER BY k`,
+      sql`SELECT ${sql.raw(names.join(", "))} FROM (SELECT ${unpacked}, key AS k FROM json_each(${JSON.stringify(payload)})) ORDER BY k`,
     );
+}
+
+/**
+ * A condition on an INSERT: while `condition` is false, each row's `notNullColumn` is NULL, so the INSERT fails with
+ * SQLite's NOT NULL constraint error and the batch it is in rolls back as a whole. A check inside the write's own
+ * statement: no extra statement, no extra round trip (src/services/posts/create-post.ts, remembered rows).
+ */
+export interface InsertGuard<T extends SQLiteTable> {
+  condition: SQL;
+  notNullColumn: keyof T["$inferInsert"] & string;
 }
 
 /**

@@ -1,9 +1,12 @@
+import type { SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
+import { constraintFailure } from "../../db/errors";
 import { insertJsonRows } from "../../db/json-params";
 import { type idempotencyRecords, postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
 import { ErrorBag, type FieldErrors } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { log } from "../../lib/logger";
 import { todayAtNineUtc } from "../../lib/time";
 import { type PostResource, presentPost } from "../../presenters/post";
 import {
@@ -14,6 +17,7 @@ import {
   replayOf,
   type StoredResponse,
 } from "./idempotency";
+import { forgetReferences, recallReferences, rememberReferences } from "./reference-memory";
 import {
   type AccountRow,
   checkDistinct,
@@ -27,6 +31,7 @@ import {
   type ReferenceIds,
   type References,
   referenceReads,
+  referencesUnchanged,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
 import { applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
@@ -87,11 +92,7 @@ export async function checkCreatePost(
     targets.map((p) => p?.social_account_id),
     ".social_account_id",
   );
-  const refs = await read({
-    accountIds: targets.map((p) => p?.social_account_id),
-    labelIds,
-    mediaIds: [...mediaItems.map((m) => m?.id), ...threadMediaIds(targets)],
-  });
+  const refs = await read(referenceIdsOf(input));
   const accounts = targets.map((p, i) => (p ? checkTarget(bag, refs, `platforms.${i}`, p) : null));
   const texts = targets.map((p, i) => {
     const columns: RowTextColumns = { content: null, thread: null, firstComment: null };
@@ -102,6 +103,16 @@ export async function checkCreatePost(
   const labelRows = checkLabels(bag, refs, labelIds);
   const mediaRows = checkMedia(bag, refs, mediaItems);
   return { scheduledAt, accounts, texts, labelRows, mediaRows, refs };
+}
+
+/** The accounts, labels and media (the post's and its thread items') a create request names. */
+function referenceIdsOf(input: CreatePostDraft): ReferenceIds {
+  const targets = input.platforms ?? [];
+  return {
+    accountIds: targets.map((p) => p?.social_account_id),
+    labelIds: input.label_ids ?? [],
+    mediaIds: [...(input.media ?? []).map((m) => m?.id), ...threadMediaIds(targets)],
+  };
 }
 
 /** The reference checks alone, for a request that also has shape errors (one round, routes/posts/one-round.ts). */
@@ -133,11 +144,53 @@ export async function createPost(ctx: WorkspaceContext, input: CreatePostInput):
  * `createPost` with an `Idempotency-Key` (src/services/posts/idempotency.ts) in the same two round trips: the key's
  * record is read with the reference checks, and the response is stored in the write batch with the post. A replay
  * (or its 422/409) is answered from the read alone.
+ *
+ * When this isolate remembers every row the request names (src/services/posts/reference-memory.ts), the read is
+ * skipped: one round trip, the write batch alone, guarded by those rows' fingerprints. If the guard or the key's
+ * record refuses it (a constraint failure: certain to have rolled back), the create runs again the careful way.
  */
 export async function createPostOnce(
   ctx: WorkspaceContext,
   input: CreatePostInput,
   claim?: IdempotencyClaim,
+): Promise<StoredResponse> {
+  return (await createFromRemembered(ctx, input, claim)) ?? (await createAfterReading(ctx, input, claim));
+}
+
+/**
+ * The one-round-trip create, or null when it cannot answer: a named row is not remembered, the remembered rows fail a
+ * check (the 422 must come from rows as they are now, so the careful path re-reads), or the guarded write was refused
+ * by a constraint — a remembered row changed, or the Idempotency-Key already has a record (the careful path replays it).
+ */
+async function createFromRemembered(
+  ctx: WorkspaceContext,
+  input: CreatePostInput,
+  claim: IdempotencyClaim | undefined,
+): Promise<StoredResponse | null> {
+  const refs = recallReferences(ctx.workspaceId, referenceIdsOf(input), ctx.now());
+  if (!refs) return null;
+  const bag = new ErrorBag();
+  const plan = await checkCreatePost(ctx, input, bag, async () => refs);
+  if (!bag.empty) return null;
+  try {
+    return await writeCreate(ctx, input, plan, claim, undefined, referencesUnchanged(ctx, refs));
+  } catch (err) {
+    const constraint = constraintFailure(err);
+    if (constraint === null) {
+      if (!claim) throw err;
+      return afterLostRace(ctx, claim, err);
+    }
+    forgetReferences(ctx.workspaceId);
+    log("debug", "create_from_remembered_refused", { request_id: ctx.requestId, constraint });
+    return null;
+  }
+}
+
+/** Read (the references, and the key's record), check, write: two round trips. */
+async function createAfterReading(
+  ctx: WorkspaceContext,
+  input: CreatePostInput,
+  claim: IdempotencyClaim | undefined,
 ): Promise<StoredResponse> {
   const now = ctx.now();
   const bag = new ErrorBag();
@@ -149,10 +202,33 @@ export async function createPostOnce(
     record = results[0];
     return reads.references(results.slice(1));
   });
+  rememberReferences(ctx.workspaceId, plan.refs, now);
   // A stored response is the answer whatever the checks say now (they ran in the same round trip).
   const replay = claim ? replayOf(record[0], claim, now) : null;
   if (replay) return replay;
   bag.throwIfAny();
+  try {
+    return await writeCreate(ctx, input, plan, claim, record[0]);
+  } catch (err) {
+    if (!claim) throw err;
+    return afterLostRace(ctx, claim, err);
+  }
+}
+
+/**
+ * The write batch of a checked create, and its answer built from what it writes. `guard`, when given, is the SQL
+ * condition the post's INSERT requires (`referencesUnchanged`): false, and the batch fails on `posts.workspace_id`
+ * NOT NULL and rolls back.
+ */
+async function writeCreate(
+  ctx: WorkspaceContext,
+  input: CreatePostInput,
+  plan: CreatePlan,
+  claim: IdempotencyClaim | undefined,
+  taken: typeof idempotencyRecords.$inferSelect | undefined,
+  guard?: SQL,
+): Promise<StoredResponse> {
+  const now = ctx.now();
   const scheduledAt = input.scheduled_at === undefined ? todayAtNineUtc(now) : plan.scheduledAt;
 
   const postId = newId();
@@ -198,34 +274,31 @@ export async function createPostOnce(
     // As the loader orders them: `ORDER BY l.name, l.created_at` (SQLite's BINARY collation: code point order).
     labels: [...labelRows].sort((a, b) => compareCodePoints(a.name, b.name) || a.createdAt - b.createdAt),
   });
-  try {
-    await ctx.db.batch([
-      ...(claim ? recordStatements(ctx, claim, record[0], 201, body) : []),
-      ctx.db.insert(posts).values(post),
-      insertJsonRows(ctx.db, postPlatforms, platformRows),
-      ...(mediaRows.length
-        ? [
-            insertJsonRows(
-              ctx.db,
-              postMedia,
-              mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
-            ),
-          ]
-        : []),
-      ...(labelRows.length
-        ? [
-            insertJsonRows(
-              ctx.db,
-              postLabels,
-              labelRows.map((l) => ({ postId, labelId: l.id })),
-            ),
-          ]
-        : []),
-    ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  } catch (err) {
-    if (!claim) throw err;
-    return afterLostRace(ctx, claim, err);
-  }
+  await ctx.db.batch([
+    ...(claim ? recordStatements(ctx, claim, taken, 201, body) : []),
+    guard
+      ? insertJsonRows(ctx.db, posts, [post], { onlyIf: { condition: guard, notNullColumn: "workspaceId" } })
+      : ctx.db.insert(posts).values(post),
+    insertJsonRows(ctx.db, postPlatforms, platformRows),
+    ...(mediaRows.length
+      ? [
+          insertJsonRows(
+            ctx.db,
+            postMedia,
+            mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
+          ),
+        ]
+      : []),
+    ...(labelRows.length
+      ? [
+          insertJsonRows(
+            ctx.db,
+            postLabels,
+            labelRows.map((l) => ({ postId, labelId: l.id })),
+          ),
+        ]
+      : []),
+  ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
   return { status: 201, body, replayed: false };
 }
 

@@ -1,7 +1,8 @@
-import { and, eq } from "drizzle-orm";
+import { and, type Column, eq, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import { contentTypeFitsPlatform } from "../../catalog/platforms";
 import type { WorkspaceContext } from "../../context";
 import { inJsonArray } from "../../db/json-params";
+import { jsonRow } from "../../db/json-rows";
 import { labels, media, socialAccounts } from "../../db/schema";
 import type { ErrorBag } from "../../lib/errors";
 import { parseUserDateTime } from "../../lib/time";
@@ -44,44 +45,38 @@ export function referenceReads(ctx: WorkspaceContext, ids: ReferenceIds) {
   const accountIds = present(ids.accountIds);
   const labelIds = present(ids.labelIds);
   const mediaIds = present(ids.mediaIds);
+  // Each row with its fingerprint (`FINGERPRINTED`), for a later create that skips this read
+  // (src/services/posts/reference-memory.ts).
+  const read = (kind: keyof Fingerprints, wanted: string[]) => {
+    const { table, sql: fingerprint } = FINGERPRINTED[kind];
+    return ctx.db
+      .select({ row: getTableColumns(table), fingerprint: sql<string>`${sql.raw(fingerprint)}` })
+      .from(table)
+      .where(and(inJsonArray(table.id, wanted), eq(table.workspaceId, ws)));
+  };
   const statements = [
-    ...(accountIds.length
-      ? [
-          ctx.db
-            .select()
-            .from(socialAccounts)
-            .where(and(inJsonArray(socialAccounts.id, accountIds), eq(socialAccounts.workspaceId, ws))),
-        ]
-      : []),
-    ...(labelIds.length
-      ? [
-          ctx.db
-            .select()
-            .from(labels)
-            .where(and(inJsonArray(labels.id, labelIds), eq(labels.workspaceId, ws))),
-        ]
-      : []),
-    ...(mediaIds.length
-      ? [
-          ctx.db
-            .select()
-            .from(media)
-            .where(and(inJsonArray(media.id, mediaIds), eq(media.workspaceId, ws))),
-        ]
-      : []),
+    ...(accountIds.length ? [read("accounts", accountIds)] : []),
+    ...(labelIds.length ? [read("labels", labelIds)] : []),
+    ...(mediaIds.length ? [read("media", mediaIds)] : []),
   ];
   return {
     statements,
-    references(results: readonly unknown[]) {
+    references(results: readonly unknown[]): References {
       let i = 0;
-      const next = <T>(wanted: string[]) => (wanted.length ? (results[i++] as T[]) : []);
+      const next = <T extends { id: string }>(wanted: string[]) =>
+        wanted.length ? (results[i++] as { row: T; fingerprint: string }[]) : [];
       const accounts = next<AccountRow>(accountIds);
       const labelRows = next<LabelRow>(labelIds);
       const mediaRows = next<MediaRow>(mediaIds);
+      const byId = <T extends { id: string }>(rows: { row: T; fingerprint: string }[]) =>
+        new Map(rows.map((r) => [r.row.id, r.row]));
+      const prints = (rows: { row: { id: string }; fingerprint: string }[]) =>
+        new Map(rows.map((r) => [r.row.id, r.fingerprint]));
       return {
-        accounts: new Map(accounts.map((a) => [a.id, a])),
-        labels: new Map(labelRows.map((l) => [l.id, l])),
-        media: new Map(mediaRows.map((m) => [m.id, m])),
+        accounts: byId(accounts),
+        labels: byId(labelRows),
+        media: byId(mediaRows),
+        fingerprints: { accounts: prints(accounts), labels: prints(labelRows), media: prints(mediaRows) },
       };
     },
   };
@@ -91,6 +86,53 @@ export interface References {
   accounts: Map<string, AccountRow>;
   labels: Map<string, LabelRow>;
   media: Map<string, MediaRow>;
+  /** Each row's fingerprint as read (`FINGERPRINTED`), when the rows came from `referenceReads`. */
+  fingerprints?: Fingerprints;
+}
+
+export interface Fingerprints {
+  accounts: Map<string, string>;
+  labels: Map<string, string>;
+  media: Map<string, string>;
+}
+
+/**
+ * A row's fingerprint: SQLite's `json_array` of its columns, computed by SQLite both when the row is read and when a
+ * guarded write compares it, so equal rows give equal text. Every column takes part except an account's sealed
+ * credentials (secret, and large; a token refresh also moves `updated_at`, which does take part).
+ */
+function fingerprintOf<T extends typeof socialAccounts | typeof labels | typeof media>(table: T, omit: string[] = []) {
+  const keys = Object.keys(getTableColumns(table)).filter((k) => !omit.includes(k));
+  return { table, sql: jsonRow(table, getTableName(table), keys as never).sql };
+}
+
+const FINGERPRINTED = {
+  accounts: fingerprintOf(socialAccounts, ["credentials"]),
+  labels: fingerprintOf(labels),
+  media: fingerprintOf(media),
+};
+
+/**
+ * True (in SQL) when every row of `refs` is in this workspace with the fingerprint it had when read: the condition of
+ * a write built from remembered rows (src/services/posts/reference-memory.ts), evaluated inside the write's own
+ * transaction. One bound JSON list of `[id, fingerprint]` pairs per kind, so its size does not grow in parameters.
+ */
+export function referencesUnchanged(ctx: WorkspaceContext, refs: References): SQL {
+  if (!refs.fingerprints) throw new Error("referencesUnchanged: rows without fingerprints");
+  const counts: SQL[] = [];
+  let expected = 0;
+  for (const kind of ["accounts", "labels", "media"] as const) {
+    const pairs = [...refs.fingerprints[kind]].filter(([id]) => refs[kind].has(id));
+    if (pairs.length === 0) continue;
+    expected += pairs.length;
+    const { table, sql: fingerprint } = FINGERPRINTED[kind];
+    const id = table.id as Column;
+    const workspace = table.workspaceId as Column;
+    counts.push(
+      sql`(SELECT count(*) FROM json_each(${JSON.stringify(pairs)}) AS j JOIN ${table} ON ${id} = json_extract(j.value, '$[0]') AND ${workspace} = ${ctx.workspaceId} AND ${sql.raw(fingerprint)} = json_extract(j.value, '$[1]'))`,
+    );
+  }
+  return counts.length ? sql`(${sql.join(counts, sql` + `)}) = ${expected}` : sql`1`;
 }
 
 /** A new target: the account exists here, is active and connected, and the content type fits its platform. */
