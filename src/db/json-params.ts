@@ -15,6 +15,17 @@ export function inJsonArray(column: Column | SQL, values: readonly (string | num
   return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
 }
 
+/**
+ * `column = value` as a filter only: SQLite does not use an index for it (unary `+` is a no-op on the value). For the
+ * tenant condition beside a lookup by primary key (`inJsonArray(table.id, ids)`): with no statistics (D1 runs no
+ * ANALYZE for us) SQLite's planner prefers the equality's index to the id list, and walks every row of the workspace
+ * to find the few named — a create naming 3 accounts would read as many rows as the workspace has accounts, media or
+ * posts (test/db/reads-by-key.test.ts).
+ */
+export function eqFilterOnly(column: Column, value: string): SQL {
+  return sql`+${column} = ${value}`;
+}
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** A column's value in its driver form (booleans 0/1, JSON columns as text), as drizzle would bind it. */

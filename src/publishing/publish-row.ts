@@ -2,7 +2,7 @@ import { and, asc, eq } from "drizzle-orm";
 import { checkRowTexts, rowText } from "../catalog/follow-ups";
 import { accountTextLimits } from "../catalog/rules";
 import type { ServiceContext } from "../context";
-import { inJsonArray } from "../db/json-params";
+import { eqFilterOnly, inJsonArray } from "../db/json-params";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { mediaPublicUrl } from "../lib/media-url";
@@ -362,7 +362,7 @@ async function loadMediaById(
   const rows = await ctx.db
     .select()
     .from(media)
-    .where(and(inJsonArray(media.id, [...new Set(ids)]), eq(media.workspaceId, workspaceId)));
+    .where(and(inJsonArray(media.id, [...new Set(ids)]), eqFilterOnly(media.workspaceId, workspaceId)));
   return new Map(rows.map((m) => [m.id, adapterMedia(ctx, m)]));
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, isNull, notExists, sql } from "drizzle-orm";
+import { and, eq, notExists, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { inJsonArray } from "../../db/json-params";
 import { media, postMedia } from "../../db/schema";
@@ -28,7 +28,9 @@ export function releaseOrphansStatement(ctx: ServiceContext, mediaIds: string[])
     .where(
       and(
         inJsonArray(media.id, mediaIds),
-        isNull(media.uploadToken),
+        // A filter, not an index walk: SQLite would otherwise use the upload-token index for IS NULL and read every
+        // media row of every workspace that has none (test/db/reads-by-key.test.ts).
+        sql`+${media.uploadToken} IS NULL`,
         notExists(ctx.db.select({ one: postMedia.mediaId }).from(postMedia).where(eq(postMedia.mediaId, media.id))),
         // Issue 20: media a thread item names stay too (docs/threads.md); only this workspace's threads can.
         sql`NOT EXISTS (SELECT 1 FROM posts p JOIN post_platforms pp ON pp.post_id = p.id,

@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
-import { inJsonArray } from "../../db/json-params";
+import { eqFilterOnly, inJsonArray } from "../../db/json-params";
 import { jsonRow } from "../../db/json-rows";
 import { labels, media, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
@@ -117,7 +117,7 @@ export async function loadPostResources(ctx: WorkspaceContext, postIds: string[]
   const unique = [...new Set(postIds)];
   const found = new Map<string, PostResource>();
   const rows = await ctx.db.all<PostResourceRow & { id: string }>(
-    sql`SELECT ${POST_RESOURCE_COLUMNS} FROM posts WHERE ${and(inJsonArray(posts.id, unique), eq(posts.workspaceId, ctx.workspaceId))}`,
+    sql`SELECT ${POST_RESOURCE_COLUMNS} FROM posts WHERE ${and(inJsonArray(posts.id, unique), eqFilterOnly(posts.workspaceId, ctx.workspaceId))}`,
   );
   for (const row of rows) {
     const post = presentPostRow(ctx, row);

@@ -1,7 +1,7 @@
-import { and, type Column, eq, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
+import { and, type Column, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
 import { contentTypeFitsPlatform } from "../../catalog/platforms";
 import type { WorkspaceContext } from "../../context";
-import { inJsonArray } from "../../db/json-params";
+import { eqFilterOnly, inJsonArray } from "../../db/json-params";
 import { jsonRow } from "../../db/json-rows";
 import { labels, media, socialAccounts } from "../../db/schema";
 import type { ErrorBag } from "../../lib/errors";
@@ -52,7 +52,7 @@ export function referenceReads(ctx: WorkspaceContext, ids: ReferenceIds) {
     return ctx.db
       .select({ row: getTableColumns(table), fingerprint: sql<string>`${sql.raw(fingerprint)}` })
       .from(table)
-      .where(and(inJsonArray(table.id, wanted), eq(table.workspaceId, ws)));
+      .where(and(inJsonArray(table.id, wanted), eqFilterOnly(table.workspaceId, ws)));
   };
   const statements = [
     ...(accountIds.length ? [read("accounts", accountIds)] : []),
@@ -128,8 +128,10 @@ export function referencesUnchanged(ctx: WorkspaceContext, refs: References): SQ
     const { table, sql: fingerprint } = FINGERPRINTED[kind];
     const id = table.id as Column;
     const workspace = table.workspaceId as Column;
+    // Per pair, the row by its primary key (a JOIN lets SQLite walk the workspace's index instead, computing the
+    // fingerprint of every row there for every pair).
     counts.push(
-      sql`(SELECT count(*) FROM json_each(${JSON.stringify(pairs)}) AS j JOIN ${table} ON ${id} = json_extract(j.value, '$[0]') AND ${workspace} = ${ctx.workspaceId} AND ${sql.raw(fingerprint)} = json_extract(j.value, '$[1]'))`,
+      sql`(SELECT count(*) FROM json_each(${JSON.stringify(pairs)}) AS j WHERE json_extract(j.value, '$[1]') = (SELECT ${sql.raw(fingerprint)} FROM ${table} WHERE ${id} = json_extract(j.value, '$[0]') AND ${workspace} = ${ctx.workspaceId}))`,
     );
   }
   return counts.length ? sql`(${sql.join(counts, sql` + `)}) = ${expected}` : sql`1`;

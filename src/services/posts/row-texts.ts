@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and } from "drizzle-orm";
 import {
   FIRST_COMMENT_UNSUPPORTED,
   supportsFirstComment,
@@ -7,7 +7,7 @@ import {
 } from "../../catalog/follow-ups";
 import type { RuleMedia } from "../../catalog/media-rules";
 import type { WorkspaceContext } from "../../context";
-import { inJsonArray } from "../../db/json-params";
+import { eqFilterOnly, inJsonArray } from "../../db/json-params";
 import { media, signatures, type ThreadItem } from "../../db/schema";
 import { CONTENT_MAX_CHARACTERS } from "../../lib/bounds";
 import type { ErrorBag } from "../../lib/errors";
@@ -88,7 +88,7 @@ export async function loadThreadMedia(
   const rows = await ctx.db
     .select({ id: media.id, ...RULE_MEDIA_COLUMNS })
     .from(media)
-    .where(and(inJsonArray(media.id, ids), eq(media.workspaceId, ctx.workspaceId)));
+    .where(and(inJsonArray(media.id, ids), eqFilterOnly(media.workspaceId, ctx.workspaceId)));
   return new Map(rows.map((r) => [r.id, r]));
 }
 
@@ -109,7 +109,7 @@ export async function loadSignatures(ctx: WorkspaceContext, ids: (string | undef
   const rows = await ctx.db
     .select({ id: signatures.id, content: signatures.content })
     .from(signatures)
-    .where(and(inJsonArray(signatures.id, wanted), eq(signatures.workspaceId, ctx.workspaceId)));
+    .where(and(inJsonArray(signatures.id, wanted), eqFilterOnly(signatures.workspaceId, ctx.workspaceId)));
   return new Map(rows.map((r) => [r.id, r.content]));
 }
 

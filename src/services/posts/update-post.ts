@@ -5,7 +5,7 @@ import type { RuleMedia } from "../../catalog/media-rules";
 import { checkMetaPatch } from "../../catalog/meta-fields";
 import { type AccountTextLimits, accountTextLimits } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
-import { inJsonArray, insertJsonRows, updateJsonRows } from "../../db/json-params";
+import { eqFilterOnly, inJsonArray, insertJsonRows, updateJsonRows } from "../../db/json-params";
 import {
   labels,
   media,
@@ -153,7 +153,7 @@ export async function loadUpdateState(
   const signatureRead = ctx.db
     .select({ id: signatures.id, content: signatures.content })
     .from(signatures)
-    .where(and(inJsonArray(signatures.id, signatureIds), eq(signatures.workspaceId, ws)));
+    .where(and(inJsonArray(signatures.id, signatureIds), eqFilterOnly(signatures.workspaceId, ws)));
   const [post, rows, accounts, labelRows, mediaRows, signatureRows] = await ctx.db.batch([
     ctx.db
       .select()
@@ -167,7 +167,7 @@ export async function loadUpdateState(
         and(
           sql`${socialAccounts.id} IN (SELECT value FROM json_each(${JSON.stringify(accountIds)})
             UNION SELECT social_account_id FROM post_platforms WHERE post_id = ${postId})`,
-          eq(socialAccounts.workspaceId, ws),
+          eqFilterOnly(socialAccounts.workspaceId, ws),
         ),
       ),
     ctx.db
@@ -178,7 +178,7 @@ export async function loadUpdateState(
         and(
           sql`${labels.id} IN (SELECT value FROM json_each(${JSON.stringify(labelIds)})
             UNION SELECT label_id FROM post_labels WHERE post_id = ${postId})`,
-          eq(labels.workspaceId, ws),
+          eqFilterOnly(labels.workspaceId, ws),
         ),
       ),
     ctx.db
@@ -189,7 +189,7 @@ export async function loadUpdateState(
         and(
           sql`${media.id} IN (SELECT value FROM json_each(${JSON.stringify(mediaIds)})
             UNION SELECT media_id FROM post_media WHERE post_id = ${postId} UNION ${threadMediaOfPost})`,
-          eq(media.workspaceId, ws),
+          eqFilterOnly(media.workspaceId, ws),
         ),
       ),
     ...(signatureIds.length ? [signatureRead] : []),
