@@ -3,6 +3,8 @@
 // `/sized?bytes=N` returns a constant JSON body of N bytes: the floor of any route whose answer is that large.
 // `/d1-session` is `/d1` in a D1 session started at the primary, as every API write runs (src/db/session.ts).
 // `/d1-write` is one INSERT (one committed write transaction) in such a session.
+// `/d1-create-write` is that write batch alone: the D1 work of a create whose rows the isolate remembers (one round
+// trip; the API's adds a guard to the post's INSERT, src/services/posts/references.ts).
 // `/d1-create` is the D1 work of `POST /api/posts` with no app code: in such a session, one read batch (accounts and
 // labels by a JSON list of ids) and one write batch (the post, 3 platform rows and 2 label links, each list one
 // `INSERT … SELECT … FROM json_each(?)`), on tables shaped like the API's (no triggers): the floor of a create that
@@ -33,18 +35,11 @@ async function setup(db) {
   ]);
 }
 
-async function create(db) {
-  const [accounts, labels] = await db.batch([
-    db
-      .prepare("SELECT * FROM acc WHERE id IN (SELECT value FROM json_each(?)) AND ws = 'ws'")
-      .bind(JSON.stringify(ACCOUNTS)),
-    db
-      .prepare("SELECT * FROM lab WHERE id IN (SELECT value FROM json_each(?)) AND ws = 'ws'")
-      .bind(JSON.stringify(LABELS)),
-  ]);
+/** The create's write batch: the post, its platform rows and its label links, each list one statement. */
+function writeBatch(db, accounts, labels) {
   const id = crypto.randomUUID();
   const now = Date.now();
-  const rows = accounts.results.map((a, i) => [
+  const rows = accounts.map((a, i) => [
     crypto.randomUUID(),
     id,
     a.id,
@@ -60,18 +55,38 @@ async function create(db) {
     now,
     now,
   ]);
-  await db.batch([
-    db.prepare("INSERT INTO post VALUES (?, 'ws', 'Bench create', 'draft', NULL, ?, ?)").bind(id, now, now),
+  return {
+    id,
+    platforms: rows.length,
+    labels: labels.length,
+    statements: [
+      db.prepare("INSERT INTO post VALUES (?, 'ws', 'Bench create', 'draft', NULL, ?, ?)").bind(id, now, now),
+      db
+        .prepare(
+          "INSERT INTO pp SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'), json_extract(value, '$[8]'), json_extract(value, '$[9]'), json_extract(value, '$[10]'), json_extract(value, '$[11]'), json_extract(value, '$[12]'), json_extract(value, '$[13]') FROM json_each(?)",
+        )
+        .bind(JSON.stringify(rows)),
+      db.prepare("INSERT INTO pl SELECT ?, value FROM json_each(?)").bind(id, JSON.stringify(labels.map((l) => l.id))),
+    ],
+  };
+}
+
+/** What the isolate remembers of the accounts and labels (the read of `/d1-create`, done once). */
+let remembered;
+
+async function create(db) {
+  const [accounts, labels] = await db.batch([
     db
-      .prepare(
-        "INSERT INTO pp SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]'), json_extract(value, '$[2]'), json_extract(value, '$[3]'), json_extract(value, '$[4]'), json_extract(value, '$[5]'), json_extract(value, '$[6]'), json_extract(value, '$[7]'), json_extract(value, '$[8]'), json_extract(value, '$[9]'), json_extract(value, '$[10]'), json_extract(value, '$[11]'), json_extract(value, '$[12]'), json_extract(value, '$[13]') FROM json_each(?)",
-      )
-      .bind(JSON.stringify(rows)),
+      .prepare("SELECT * FROM acc WHERE id IN (SELECT value FROM json_each(?)) AND ws = 'ws'")
+      .bind(JSON.stringify(ACCOUNTS)),
     db
-      .prepare("INSERT INTO pl SELECT ?, value FROM json_each(?)")
-      .bind(id, JSON.stringify(labels.results.map((l) => l.id))),
+      .prepare("SELECT * FROM lab WHERE id IN (SELECT value FROM json_each(?)) AND ws = 'ws'")
+      .bind(JSON.stringify(LABELS)),
   ]);
-  return { id, platforms: rows.length, labels: labels.results.length };
+  remembered = { accounts: accounts.results, labels: labels.results };
+  const write = writeBatch(db, accounts.results, labels.results);
+  await db.batch(write.statements);
+  return { id: write.id, platforms: write.platforms, labels: write.labels };
 }
 
 export default {
@@ -98,6 +113,16 @@ export default {
         .bind(crypto.randomUUID(), now, now)
         .run();
       return new Response('{"status":"ok"}', { status: 201, headers: { "Content-Type": "application/json" } });
+    }
+    if (url.pathname === "/d1-create-write") {
+      ready ??= setup(env.DB);
+      await ready;
+      const db = env.DB.withSession("first-primary");
+      if (!remembered) await create(db);
+      const write = writeBatch(db, remembered.accounts, remembered.labels);
+      await db.batch(write.statements);
+      const post = { id: write.id, platforms: write.platforms, labels: write.labels };
+      return new Response(JSON.stringify(post), { status: 201, headers: { "Content-Type": "application/json" } });
     }
     if (url.pathname === "/d1-create") {
       ready ??= setup(env.DB);

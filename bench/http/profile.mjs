@@ -1,7 +1,7 @@
 // CPU profile of the API Worker's isolate under load: `node bench/http/profile.mjs [path] [POST]` (default
 // GET /api/posts; `/api/posts POST` creates the seeded create body in a workspace of its own).
 // Starts `wrangler dev` with an inspector on loopback, seeds like run.mjs, records a V8 CPU profile over an
-// autocannon run at one connection, and prints the isolate's busy time per request and its top functions by samples.
+// autocannon run at one connection (BENCH_CONNECTIONS for more), and prints the isolate's busy time per request and its top functions by samples.
 // The profile is written to $TMPDIR/api.cpuprofile (open it in Chrome DevTools).
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,7 +49,7 @@ try {
   await send("Profiler.start");
   const run = await autocannon({
     url: app.base + route,
-    connections: 1,
+    connections: Number(process.env.BENCH_CONNECTIONS ?? 1),
     duration: 5,
     headers: { Authorization: `Bearer ${key}`, ...(post ? { "Content-Type": "application/json" } : {}) },
     ...(post ? { method: "POST", body: JSON.stringify(seeded.createBody) } : {}),

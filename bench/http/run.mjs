@@ -1,7 +1,7 @@
 // Request overhead of the API against a bare Worker, D1 queries per request, bundle size and startup time.
 // Run: npm run bench -- http   (or node bench/http/run.mjs). Loopback only.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import autocannon from "autocannon";
@@ -25,6 +25,36 @@ function cannon(opts) {
     );
     instance.on("response", (_client, _status, _bytes, responseTime) => times.push(responseTime));
   });
+}
+
+/**
+ * CPU time (ms) of each process in the tree under `rootPid` (the worker's `wrangler dev`: its Node process and the
+ * workerd processes it starts — the runtime that runs the Worker and the D1/R2/KV/DO simulators, and the proxy in
+ * front of it), from /proc (Linux). Used to show which process bounds throughput at 32 connections.
+ */
+function cpuOfTree(rootPid) {
+  const stats = new Map();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      stats.set(Number(pid), { ppid: Number(fields[1]), ms: (Number(fields[11]) + Number(fields[12])) * 10 });
+    } catch {}
+  }
+  const tree = new Map();
+  const visit = (pid) => {
+    if (!stats.has(pid) || tree.has(pid)) return;
+    tree.set(pid, stats.get(pid).ms);
+    for (const [child, s] of stats) if (s.ppid === pid) visit(child);
+  };
+  visit(rootPid);
+  return tree;
+}
+
+/** µs of CPU per request between two `cpuOfTree` readings: all processes, and the busiest one. */
+function cpuPerRequest(before, after, requests) {
+  const per = [...after].map(([pid, ms]) => ((ms - (before.get(pid) ?? ms)) * 1000) / Math.max(requests, 1));
+  return { total: per.reduce((a, b) => a + b, 0), busiest: Math.max(0, ...per) };
 }
 
 /** Percentiles and mean over all rounds' responses; req/s averaged over the rounds. */
@@ -181,10 +211,16 @@ try {
     url: `${bare.base}/d1-create`,
     method: "POST",
   };
+  // The floor of a create whose rows the isolate remembers (src/services/posts/reference-memory.ts): the write alone.
+  const createWriteFloor = {
+    name: "bare Worker + the create's write batch alone (1 round trip in a session, no app code)",
+    url: `${bare.base}/d1-create-write`,
+    method: "POST",
+  };
   const appRow = (r) => ({ ...r, url: app.base + r.url });
   const phases = [
     [...floorRows, ...routes.filter((r) => !r.method).map(appRow)],
-    [bareRow, createFloor, ...routes.filter((r) => r.method).map(appRow)],
+    [bareRow, createFloor, createWriteFloor, ...routes.filter((r) => r.method).map(appRow)],
   ];
   /** Per concurrency and row: every response time, and each round's p50 next to the bare Worker's of that round. */
   const runs = new Map();
@@ -193,6 +229,8 @@ try {
       for (let round = 0; round < ROUNDS; round++) {
         let bareP50 = 0;
         for (const row of rowsOfPhase) {
+          const serverPid = row.url.startsWith(bare.base) ? bare.pid : app.pid;
+          const cpuBefore = cpuOfTree(serverPid);
           const { result, times } = await cannon({
             url: row.url,
             ...(row.setupRequest
@@ -206,7 +244,19 @@ try {
           });
           if (times.length === 0) console.warn(`${row.name} at ${c} connections: no response in this round`);
           const key = `${c}|${row.name}`;
-          const acc = runs.get(key) ?? { c, route: row.name, times: [], rps: [], errors: 0, roundRatios: [] };
+          const acc = runs.get(key) ?? {
+            c,
+            route: row.name,
+            times: [],
+            rps: [],
+            errors: 0,
+            roundRatios: [],
+            cpu: { total: 0, busiest: 0, requests: 0 },
+          };
+          const cpu = cpuPerRequest(cpuBefore, cpuOfTree(serverPid), times.length);
+          acc.cpu.total += cpu.total * times.length;
+          acc.cpu.busiest += cpu.busiest * times.length;
+          acc.cpu.requests += times.length;
           runs.set(key, acc);
           const p50 = quantile(times, 0.5);
           if (row === bareRow) bareP50 = p50;
@@ -220,7 +270,7 @@ try {
   }
   const measured = [...runs.values()].map((r) => ({ ...r, ...summary(r) }));
   const floors = new Map(measured.filter((r) => r.route === bareRow.name).map((r) => [r.c, r]));
-  const floorNames = [...floorRows, createFloor].map((r) => r.name);
+  const floorNames = [...floorRows, createFloor, createWriteFloor].map((r) => r.name);
   const order = (name) => {
     const i = routes.findIndex((r) => r.name === name);
     return i < 0 ? floorNames.indexOf(name) - floorNames.length : i;
@@ -292,8 +342,9 @@ try {
       const bareAt = rows.find((r) => r.c === c && r.route === bareRow.name);
       const session = rows.find((r) => r.c === c && r.route.includes("in a session (as every"));
       const floor = rows.find((r) => r.c === c && r.route === createFloor.name);
+      const writeFloor = rows.find((r) => r.c === c && r.route === createWriteFloor.name);
       const api = rows.find((r) => r.c === c && r.route === "POST /api/posts");
-      return `at ${c} connection${c > 1 ? "s" : ""}: one \`SELECT 1\` in a session ${session.ratio}×, the create's D1 work alone ${floor.ratio}× (${floor.p50.toFixed(2)} of ${bareAt.p50.toFixed(2)} ms), the API's create ${api.ratio}× — ${(api.p50 / floor.p50).toFixed(2)}× its D1 floor`;
+      return `at ${c} connection${c > 1 ? "s" : ""}: one \`SELECT 1\` in a session ${session.ratio}×, the create's D1 work alone ${floor.ratio}× (${floor.p50.toFixed(2)} of ${bareAt.p50.toFixed(2)} ms) and its write batch alone ${writeFloor.ratio}×, the API's create ${api.ratio}× — ${(api.p50 / writeFloor.p50).toFixed(2)}× its one-round-trip floor`;
     })
     .join("; ");
   const floorLine = [1, 32]
@@ -307,7 +358,7 @@ try {
   const table = rows
     .map(
       (r) =>
-        `| ${r.route} | ${r.c} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.mean.toFixed(2)} | ${r.rps} | ${r.ratio} | ${r.roundRange} | ${r.meanRatio} | ${r.errors} |`,
+        `| ${r.route} | ${r.c} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.mean.toFixed(2)} | ${r.rps} | ${r.ratio} | ${r.roundRange} | ${r.meanRatio} | ${(r.cpu.total / Math.max(r.cpu.requests, 1)).toFixed(0)} | ${(r.cpu.busiest / Math.max(r.cpu.requests, 1)).toFixed(0)} | ${r.errors} |`,
     )
     .join("\n");
   writeSection(
@@ -326,8 +377,8 @@ all rounds, from each response's own latency (autocannon's \`response\` event; i
 milliseconds). p50 ratio = p50 / bare Worker p50 at the same concurrency; the per-round column is the same ratio
 within each round, to show the spread.
 
-| route | connections | p50 ms | p99 ms | mean ms | req/s | p50 ratio | p50 ratio per round | mean ratio | errors |
-|---|---|---|---|---|---|---|---|---|---|
+| route | connections | p50 ms | p99 ms | mean ms | req/s | p50 ratio | p50 ratio per round | mean ratio | server CPU µs/req | busiest process µs/req | errors |
+|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table}
 
 D1 statements per request (\`Server-Timing\` header, also \`d1_queries\` in the request log; a warm key needs none
@@ -346,8 +397,17 @@ Startup (\`wrangler check startup\` CPU profile span): ${b.startupMs} ms (the MC
 
 Targets: \`GET /api/posts\` p50 ratio ${list.text} (target ≤ 3×: ${list.met ? "met" : "**not met**"});
 \`POST /api/posts\` p50 ratio ${create.text} (issue 28's target ≤ 3× at both: ${create.met ? "met" : "**not met**"}); every write
-verb at most one read round trip and one write batch (the table above; test/routes/round-trips.test.ts). The
-create's floors (p50 ratio to the bare Worker of the same phase): ${createLine}. Auth adds
+verb at most one read round trip and one write batch (the table above; test/routes/round-trips.test.ts). The timed
+creates are one round trip: the isolate remembers the accounts and labels an earlier create read, and the write batch
+alone runs, its post INSERT guarded by those rows' fingerprints (docs/consistency.md, "Creates from remembered
+rows"; so is the counted row above — a workspace's first create in an isolate reads first: 2 round trips,
+test/routes/round-trips.test.ts). The
+create's floors (p50 ratio to the bare Worker of the same phase): ${createLine}. The two CPU columns are the CPU time
+of the serving \`wrangler dev\` tree per response (its Node process, the workerd proxy in front, and the workerd
+runtime that runs the Worker together with the D1, R2, KV and Durable Object simulators), read from /proc around each
+row: at 32 connections the p50 is set by the busiest of those processes, the runtime, one thread for the Worker and
+every simulator, so a route's ratio there is close to its runtime CPU over the bare Worker's busiest process (its
+proxy). Auth adds
 at most one D1 read (here: none for a key this isolate has seen in the last minute, one otherwise; concurrent first
 requests share it). A busy key costs no Durable Object call either: the throttle is spent from leases of at most
 1 s, which is also the documented revocation bound in other isolates (at once in the revoking one —

@@ -11,10 +11,11 @@ import type { Fingerprints, ReferenceIds, References } from "./references";
  * again the careful way: read, check, write (docs/consistency.md, "Creates from remembered rows"). So nothing here
  * needs invalidating for correctness; forgetting only saves the next create a failed attempt.
  *
- * Bounded: at most `MAX_WORKSPACES` workspaces (least recently used out first), `MAX_ROWS_PER_KIND` rows of each kind
- * per workspace, and rows older than `TTL_MS` are not used.
+ * Bounded: at most `MAX_ROWS` rows in all (the least recently used workspaces go first; a row with its fingerprint is
+ * about 1–2 KB, so ≈ 10 MB of the isolate's 128 MB at most), `MAX_ROWS_PER_KIND` rows of each kind per workspace, and
+ * rows older than `TTL_MS` are not used.
  */
-export const MAX_WORKSPACES = 256;
+export const MAX_ROWS = 5000;
 export const MAX_ROWS_PER_KIND = 500;
 export const TTL_MS = 5 * 60 * 1000;
 
@@ -31,7 +32,11 @@ type WorkspaceMemory = {
   [K in Kind]: Map<string, Remembered<References[K] extends Map<string, infer Row> ? Row : never>>;
 };
 
+/** Workspaces in least-recently-used order (a Map keeps insertion order; a use moves the workspace to the end). */
 const memory = new Map<string, WorkspaceMemory>();
+let rowCount = 0;
+
+const sizeOf = (entry: WorkspaceMemory) => entry.accounts.size + entry.labels.size + entry.media.size;
 
 /** Keeps every row of `refs` that carries a fingerprint (rows read by `referenceReads`). */
 export function rememberReferences(workspaceId: string, refs: References, now: number): void {
@@ -40,7 +45,7 @@ export function rememberReferences(workspaceId: string, refs: References, now: n
   if (entry) memory.delete(workspaceId);
   else entry = { accounts: new Map(), labels: new Map(), media: new Map() };
   memory.set(workspaceId, entry);
-  while (memory.size > MAX_WORKSPACES) memory.delete(memory.keys().next().value as string);
+  rowCount -= sizeOf(entry);
   for (const kind of KINDS) {
     const rows = entry[kind] as Map<string, Remembered<unknown>>;
     for (const [id, row] of refs[kind] as Map<string, unknown>) {
@@ -51,6 +56,18 @@ export function rememberReferences(workspaceId: string, refs: References, now: n
     }
     while (rows.size > MAX_ROWS_PER_KIND) rows.delete(rows.keys().next().value as string);
   }
+  rowCount += sizeOf(entry);
+  // Least recently used workspaces out first; never the one just remembered.
+  for (const [id, other] of memory) {
+    if (rowCount <= MAX_ROWS || id === workspaceId) break;
+    memory.delete(id);
+    rowCount -= sizeOf(other);
+  }
+}
+
+/** How many rows are remembered in all (tests). */
+export function rememberedRowCount(): number {
+  return rowCount;
 }
 
 /**
@@ -60,6 +77,8 @@ export function rememberReferences(workspaceId: string, refs: References, now: n
 export function recallReferences(workspaceId: string, ids: ReferenceIds, now: number): References | null {
   const entry = memory.get(workspaceId);
   if (!entry) return null;
+  memory.delete(workspaceId);
+  memory.set(workspaceId, entry);
   const refs: References = {
     accounts: new Map(),
     labels: new Map(),
@@ -86,10 +105,8 @@ export function recallReferences(workspaceId: string, ids: ReferenceIds, now: nu
 
 /** Drops what this isolate remembers of a workspace (after a guarded write found a row changed). */
 export function forgetReferences(workspaceId: string): void {
+  const entry = memory.get(workspaceId);
+  if (!entry) return;
   memory.delete(workspaceId);
-}
-
-/** Tests: start from nothing remembered. */
-export function forgetAllReferences(): void {
-  memory.clear();
+  rowCount -= sizeOf(entry);
 }
