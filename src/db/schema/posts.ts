@@ -120,6 +120,22 @@ export const postMedia = sqliteTable(
   (t) => [primaryKey({ columns: [t.postId, t.mediaId] }), index("post_media_media_idx").on(t.mediaId)],
 );
 
+/**
+ * Issue 28: the media each thread item names (migration 0021), kept by triggers on `post_platforms.thread` — never
+ * written by the app. Lets "does a thread still name this media?" be an index lookup.
+ */
+export const postThreadMedia = sqliteTable(
+  "post_thread_media",
+  {
+    mediaId: text("media_id").notNull(),
+    postPlatformId: text("post_platform_id").notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.mediaId, t.postPlatformId] }),
+    index("post_thread_media_row_idx").on(t.postPlatformId),
+  ],
+);
+
 export const postLabels = sqliteTable(
   "post_labels",
   {

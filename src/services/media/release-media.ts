@@ -1,7 +1,7 @@
 import { and, eq, notExists, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { inJsonArray } from "../../db/json-params";
-import { media, postMedia } from "../../db/schema";
+import { media, postMedia, postThreadMedia } from "../../db/schema";
 import { deleteVariants } from "../../media/variants";
 
 /**
@@ -32,10 +32,14 @@ export function releaseOrphansStatement(ctx: ServiceContext, mediaIds: string[])
         // media row of every workspace that has none (test/db/reads-by-key.test.ts).
         sql`+${media.uploadToken} IS NULL`,
         notExists(ctx.db.select({ one: postMedia.mediaId }).from(postMedia).where(eq(postMedia.mediaId, media.id))),
-        // Issue 20: media a thread item names stay too (docs/threads.md); only this workspace's threads can.
-        sql`NOT EXISTS (SELECT 1 FROM posts p JOIN post_platforms pp ON pp.post_id = p.id,
-          json_each(pp.thread) ti, json_each(ti.value, '$.media') tm
-          WHERE p.workspace_id = ${media.workspaceId} AND pp.thread IS NOT NULL AND tm.value = ${media.id})`,
+        // Issue 20: media a thread item names stay too (docs/threads.md): post_thread_media, kept by triggers
+        // (migration 0021), answers by index whatever the workspace holds.
+        notExists(
+          ctx.db
+            .select({ one: postThreadMedia.mediaId })
+            .from(postThreadMedia)
+            .where(eq(postThreadMedia.mediaId, media.id)),
+        ),
       ),
     )
     .returning({ path: media.path });
