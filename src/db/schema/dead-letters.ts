@@ -21,5 +21,8 @@ export const deadLetters = sqliteTable(
     createdAt: integer("created_at").notNull(),
     replayedAt: integer("replayed_at"),
   },
-  (t) => [index("dead_letters_pending_idx").on(t.replayedAt, t.createdAt)],
+  (t) => [
+    index("dead_letters_pending_idx").on(t.replayedAt, t.createdAt),
+    index("dead_letters_created_idx").on(t.createdAt, t.id),
+  ],
 );

@@ -8,5 +8,6 @@ export * from "./people";
 export * from "./posts";
 export * from "./signatures";
 export * from "./social-accounts";
+export * from "./sweep-marks";
 export * from "./webhooks";
 export * from "./workspaces";

@@ -47,7 +47,8 @@ export const webhookEvents = sqliteTable(
     createdAt: integer("created_at").notNull(),
     dispatchedAt: integer("dispatched_at"),
   },
-  (t) => [index("webhook_events_undispatched_idx").on(t.createdAt).where(sql`${t.dispatchedAt} IS NULL`)],
+  // Migration 0022: on dispatched_at, so the undispatched come back in rowid (commit) order without a table walk.
+  (t) => [index("webhook_events_undispatched_idx").on(t.dispatchedAt).where(sql`${t.dispatchedAt} IS NULL`)],
 );
 
 export type WebhookDeliveryStatus = "pending" | "sending" | "succeeded" | "failed";

@@ -3,6 +3,9 @@ import type { ServiceContext } from "../../context";
 import { sealingKeyId } from "../../lib/crypto";
 import { errorFields, log } from "../../lib/logger";
 import { openSecret, type SealedAt, sealingKeys, sealSecret } from "../../lib/sealing";
+import { markSweepFinished, sweepResting } from "./sweep-marks";
+
+const SWEEP_NAME = "reseal-secrets";
 
 /** Values re-sealed per column per cron tick. */
 export const RESEAL_SECRETS_BATCH = 50;
@@ -25,12 +28,15 @@ const COLUMNS: readonly { table: string; column: string; row: string }[] = [
  * from the legacy format (v1) or a previous key to the current key, RESEAL_SECRETS_BATCH per column per cron tick,
  * each value compare-and-swapped on its old ciphertext (a rotation or consume meanwhile wins). A value that does
  * not open is logged and left (its reader turns it into a clear error). Does nothing while TOKEN_ENCRYPTION_KEY
- * is unset. docs/security.md "Key rotation".
+ * is unset, and rests a day once a tick finds nothing left (src/services/sealing/sweep-marks.ts). docs/security.md
+ * "Key rotation".
  */
 export async function resealSecrets(ctx: ServiceContext): Promise<number> {
   if (!ctx.config.TOKEN_ENCRYPTION_KEY) return 0;
   const kid = await sealingKeyId(sealingKeys(ctx.config).current);
+  if (await sweepResting(ctx, SWEEP_NAME, kid)) return 0;
   let resealed = 0;
+  let found = 0;
   for (const c of COLUMNS) {
     const rows = await ctx.db.all<{ rid: number; bound: string; sealed: string }>(
       sql`SELECT rowid AS rid, ${sql.raw(c.row)} AS bound, ${sql.identifier(c.column)} AS sealed
@@ -38,6 +44,7 @@ export async function resealSecrets(ctx: ServiceContext): Promise<number> {
           WHERE ${sql.identifier(c.column)} IS NOT NULL AND ${sql.identifier(c.column)} NOT LIKE ${`v2.${kid}.%`}
           LIMIT ${RESEAL_SECRETS_BATCH}`,
     );
+    found += rows.length;
     for (const row of rows) {
       const at: SealedAt = { table: c.table, row: row.bound };
       try {
@@ -53,5 +60,6 @@ export async function resealSecrets(ctx: ServiceContext): Promise<number> {
     }
   }
   if (resealed > 0) log("info", "secrets_resealed", { values: resealed });
+  if (found === 0) await markSweepFinished(ctx, SWEEP_NAME, kid);
   return resealed;
 }

@@ -3,7 +3,10 @@ import type { ServiceContext } from "../../context";
 import { socialAccounts } from "../../db/schema";
 import { sealingKeyId } from "../../lib/crypto";
 import { errorFields, log } from "../../lib/logger";
+import { markSweepFinished, sweepResting } from "../sealing/sweep-marks";
 import { credentialKeys, openCredentials, sealCredentials } from "./credentials";
+
+const SWEEP_NAME = "reseal-credentials";
 
 /** Rows re-sealed per cron tick. */
 export const RESEAL_BATCH = 50;
@@ -18,11 +21,14 @@ export const RESEAL_SKIP_EXPIRING_MS = 60 * 60 * 1000;
 /**
  * Brings credentials sealed in the legacy format (v1, no row binding) or under a previous key to the current key,
  * a batch per cron tick, each row compare-and-swapped on its old ciphertext. When none is left, the previous keys
- * can be removed (docs/security.md "Key rotation"). Does nothing while TOKEN_ENCRYPTION_KEY is unset.
+ * can be removed (docs/security.md "Key rotation"). Does nothing while TOKEN_ENCRYPTION_KEY is unset, and rests a
+ * day once a tick finds nothing left (src/services/sealing/sweep-marks.ts; rows skipped because their token is about
+ * to be refreshed are sealed under the current key by that refresh).
  */
 export async function resealCredentials(ctx: ServiceContext): Promise<number> {
   if (!ctx.config.TOKEN_ENCRYPTION_KEY) return 0;
   const kid = await sealingKeyId(credentialKeys(ctx).current);
+  if (await sweepResting(ctx, SWEEP_NAME, kid)) return 0;
   const now = ctx.now();
   const rows = await ctx.db
     .select({ id: socialAccounts.id, credentials: socialAccounts.credentials })
@@ -52,5 +58,6 @@ export async function resealCredentials(ctx: ServiceContext): Promise<number> {
     }
   }
   if (resealed > 0) log("info", "credentials_resealed", { rows: resealed });
+  if (rows.length === 0) await markSweepFinished(ctx, SWEEP_NAME, kid);
   return resealed;
 }

@@ -6,6 +6,21 @@ import { errorFields, log } from "../../lib/logger";
 import { enqueueWebhookMessages, type WebhookMessage } from "./messages";
 import { renderPayload } from "./render";
 
+/**
+ * The oldest undispatched events, in commit order: SQLite gives each new row the next rowid, and batches commit one at
+ * a time, so a post's last `post.platform.*` always precedes its `post.*` even when the clocks of two Workers
+ * disagree. Read through the partial index on `dispatched_at` (migration 0022), which holds exactly these rows in
+ * rowid order: the events kept after dispatch (30 days of them) are not walked (test/webhooks/outbox-scale.test.ts).
+ */
+export function undispatchedEvents(ctx: ServiceContext) {
+  return ctx.db
+    .select()
+    .from(webhookEvents)
+    .where(isNull(webhookEvents.dispatchedAt))
+    .orderBy(sql`rowid`)
+    .limit(EVENTS_PER_ROUND);
+}
+
 /** Events moved from the outbox per round; each costs two statements of one batch. */
 const EVENTS_PER_ROUND = 40;
 
@@ -18,14 +33,7 @@ const EVENTS_PER_ROUND = 40;
 export async function dispatchWebhookEvents(ctx: ServiceContext): Promise<number> {
   let enqueued = 0;
   for (;;) {
-    const events = await ctx.db
-      .select()
-      .from(webhookEvents)
-      .where(isNull(webhookEvents.dispatchedAt))
-      // Commit order: SQLite gives each new row the next rowid, and batches commit one at a time, so a post's
-      // last `post.platform.*` always precedes its `post.*` even when the clocks of two Workers disagree.
-      .orderBy(sql`rowid`)
-      .limit(EVENTS_PER_ROUND);
+    const events = await undispatchedEvents(ctx);
     if (events.length === 0) return enqueued;
     const workspaceIds = [...new Set(events.map((e) => e.workspaceId))];
     const endpoints = await ctx.db
