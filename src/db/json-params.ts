@@ -26,6 +26,11 @@ export function eqFilterOnly(column: Column, value: string): SQL {
   return sql`+${column} = ${value}`;
 }
 
+/** `column IN (values)` as a filter only (`eqFilterOnly`): e.g. a status beside rows named by id. */
+export function inFilterOnly(column: Column, values: readonly string[]): SQL {
+  return sql`+${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** A column's value in its driver form (booleans 0/1, JSON columns as text), as drizzle would bind it. */

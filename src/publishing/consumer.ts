@@ -1,5 +1,5 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
-import { inJsonArray } from "../db/json-params";
+import { and, eq, sql } from "drizzle-orm";
+import { inFilterOnly, inJsonArray } from "../db/json-params";
 import { deadLetters, postPlatforms } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { dispatchRecordedEvents } from "../services/webhooks/kick";
@@ -97,7 +97,7 @@ export async function handleDeadLetterBatch(
         .where(
           and(
             inJsonArray(postPlatforms.id, rowIds),
-            inArray(postPlatforms.status, ["pending", "publishing"]),
+            inFilterOnly(postPlatforms.status, ["pending", "publishing"]),
             eq(postPlatforms.enabled, true),
           ),
         )

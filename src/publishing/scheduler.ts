@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, lte, or } from "drizzle-orm";
 import { z } from "zod";
 import type { ServiceContext } from "../context";
-import { inJsonArray } from "../db/json-params";
+import { eqFilterOnly, inJsonArray } from "../db/json-params";
 import { postPlatforms, posts } from "../db/schema";
 import { errorFields, log } from "../lib/logger";
 import { postSettledEvent } from "../services/webhooks/outbox";
@@ -116,7 +116,8 @@ export async function claimAndEnqueue(ctx: ServiceContext, ids: string[]): Promi
   const claimed = await ctx.db
     .update(posts)
     .set({ status: "publishing", updatedAt: now })
-    .where(and(eq(posts.status, "scheduled"), lte(posts.scheduledAt, now), inJsonArray(posts.id, ids)))
+    // By id (the chunk), the status a filter: the due index would walk every due post of every chunk.
+    .where(and(eqFilterOnly(posts.status, "scheduled"), lte(posts.scheduledAt, now), inJsonArray(posts.id, ids)))
     .returning({ id: posts.id, workspaceId: posts.workspaceId });
   if (claimed.length === 0) return { claimedPosts: 0, enqueued: 0 };
   const enqueued = await enqueueClaimed(ctx, claimed, now);
@@ -156,7 +157,7 @@ async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; worksp
         and(
           inJsonArray(postPlatforms.postId, ids),
           eq(postPlatforms.enabled, true),
-          eq(postPlatforms.status, "failed"),
+          eqFilterOnly(postPlatforms.status, "failed"),
         ),
       ),
     ctx.db
@@ -166,7 +167,7 @@ async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; worksp
         and(
           inJsonArray(postPlatforms.postId, ids),
           eq(postPlatforms.enabled, true),
-          eq(postPlatforms.status, "pending"),
+          eqFilterOnly(postPlatforms.status, "pending"),
         ),
       )
       .orderBy(asc(postPlatforms.postId), asc(postPlatforms.position)),
@@ -216,7 +217,7 @@ async function enqueueClaimed(ctx: ServiceContext, claimed: { id: string; worksp
     await ctx.db
       .update(posts)
       .set({ status: "scheduled", updatedAt: ctx.now() })
-      .where(and(eq(posts.status, "publishing"), inJsonArray(posts.id, [...failedPosts])));
+      .where(and(eqFilterOnly(posts.status, "publishing"), inJsonArray(posts.id, [...failedPosts])));
   }
   return sent;
 }

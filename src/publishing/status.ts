@@ -1,6 +1,6 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db/client";
-import { inJsonArray } from "../db/json-params";
+import { eqFilterOnly, inJsonArray } from "../db/json-params";
 import { posts } from "../db/schema";
 
 /**
@@ -15,9 +15,10 @@ export function recomputePostStatus(db: Db, postId: string, now: number) {
 
 /** `recomputePostStatus` for any number of posts in one statement (the ids are one bound JSON array). */
 export function recomputePostStatuses(db: Db, postIds: readonly string[], now: number) {
+  // The post's rows by post_id; their status a filter (`+`), or SQLite walks every published row there is.
   const enabled = sql`SELECT 1 FROM post_platforms pp WHERE pp.post_id = posts.id AND pp.enabled = 1`;
-  const anyPublished = sql`EXISTS (${enabled} AND pp.status = 'published')`;
-  const allPublished = sql`(${anyPublished} AND NOT EXISTS (${enabled} AND pp.status <> 'published'))`;
+  const anyPublished = sql`EXISTS (${enabled} AND +pp.status = 'published')`;
+  const allPublished = sql`(${anyPublished} AND NOT EXISTS (${enabled} AND +pp.status <> 'published'))`;
   return db
     .update(posts)
     .set({
@@ -28,8 +29,8 @@ export function recomputePostStatuses(db: Db, postIds: readonly string[], now: n
     .where(
       and(
         postIds.length === 1 ? eq(posts.id, postIds[0] as string) : inJsonArray(posts.id, postIds),
-        eq(posts.status, "publishing"),
-        sql`NOT EXISTS (${enabled} AND pp.status IN ('pending', 'publishing'))`,
+        eqFilterOnly(posts.status, "publishing"),
+        sql`NOT EXISTS (${enabled} AND +pp.status IN ('pending', 'publishing'))`,
       ),
     );
 }

@@ -181,7 +181,7 @@ export async function deliverThroughRuntime(
  */
 export async function deliver(
   bodies: unknown[],
-  opts: { attempts?: number; queue?: string } = {},
+  opts: { attempts?: number; queue?: string; env?: Cloudflare.Env } = {},
 ): Promise<QueueResult> {
   const result: QueueResult = {
     outcome: "ok",
@@ -211,7 +211,7 @@ export async function deliver(
     },
   };
   const ctx = createExecutionContext();
-  await worker.queue!(batch, env, ctx);
+  await worker.queue!(batch, opts.env ?? env, ctx);
   await waitOnExecutionContext(ctx);
   return result;
 }
@@ -265,11 +265,16 @@ export function recordingClaimQueue() {
 
 /**
  * One tick of the worker's scheduled() handler, then its fanned-out claims delivered to the publish-claims consumer
- * as the queue would (batches of 10, concurrently); returns the publish messages enqueued by both.
+ * as the queue would (batches of 10, concurrently); returns the publish messages enqueued by both. `baseEnv`: the
+ * bindings the Worker runs with (default the test env).
  */
-export async function tick(recorder = recordingQueue(), claims = recordingClaimQueue()): Promise<PublishMessage[]> {
+export async function tick(
+  recorder = recordingQueue(),
+  claims = recordingClaimQueue(),
+  baseEnv: Cloudflare.Env = env,
+): Promise<PublishMessage[]> {
   const ctx = createExecutionContext();
-  const tickEnv = { ...env, PUBLISH_QUEUE: recorder.queue, CLAIM_QUEUE: claims.queue };
+  const tickEnv = { ...baseEnv, PUBLISH_QUEUE: recorder.queue, CLAIM_QUEUE: claims.queue };
   await worker.scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), tickEnv, ctx);
   await waitOnExecutionContext(ctx);
   const batches: ClaimMessage[][] = [];

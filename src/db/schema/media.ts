@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, integer, real, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { workspaces } from "./workspaces";
 
@@ -28,6 +29,8 @@ export const media = sqliteTable(
   (t) => [
     index("media_workspace_idx").on(t.workspaceId),
     index("media_path_idx").on(t.path),
+    // Migration 0024: the lifecycle sweep's signed-upload assets, oldest first.
+    index("media_upload_assets_idx").on(t.createdAt).where(sql`${t.uploadToken} IS NOT NULL`),
     uniqueIndex("media_upload_token_unique").on(t.uploadToken),
   ],
 );

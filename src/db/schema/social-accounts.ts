@@ -52,6 +52,8 @@ export const socialAccounts = sqliteTable(
     index("social_accounts_workspace_idx").on(t.workspaceId, t.platform, t.displayName),
     index("social_accounts_token_refresh_idx").on(t.status, t.tokenRefreshDueAt),
     index("social_accounts_health_idx").on(t.status, t.health, t.accessEndsAt),
+    // Migration 0024: the accounts whose health moved at one instant (their webhook events).
+    index("social_accounts_health_changed_idx").on(t.healthChangedAt),
     // One row per network identity AT ITS SERVER in a workspace: connecting it again is a reconnect (migrations
     // 0008, 0011); the same id on another server is another account.
     uniqueIndex("social_accounts_identity_uq")

@@ -48,7 +48,11 @@ export const webhookEvents = sqliteTable(
     dispatchedAt: integer("dispatched_at"),
   },
   // Migration 0022: on dispatched_at, so the undispatched come back in rowid (commit) order without a table walk.
-  (t) => [index("webhook_events_undispatched_idx").on(t.dispatchedAt).where(sql`${t.dispatchedAt} IS NULL`)],
+  (t) => [
+    index("webhook_events_undispatched_idx").on(t.dispatchedAt).where(sql`${t.dispatchedAt} IS NULL`),
+    // Migration 0024: retention deletes the oldest first.
+    index("webhook_events_created_idx").on(t.createdAt),
+  ],
 );
 
 export type WebhookDeliveryStatus = "pending" | "sending" | "succeeded" | "failed";

@@ -1,6 +1,6 @@
-import { and, asc, eq, inArray, isNull, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
-import { inJsonArray } from "../../db/json-params";
+import { eqFilterOnly, inFilterOnly, inJsonArray } from "../../db/json-params";
 import { deadLetters, postPlatforms, posts } from "../../db/schema";
 import { log } from "../../lib/logger";
 import { enqueuePublishMessages, type PublishMessage, PublishMessageSchema } from "../../publishing/messages";
@@ -45,7 +45,11 @@ export async function replayDeadLetters(ctx: ServiceContext, input: { ids?: stri
       .update(postPlatforms)
       .set({ status: "pending", errorMessage: null, updatedAt: now })
       .where(
-        and(inJsonArray(postPlatforms.id, rowIds), eq(postPlatforms.status, "failed"), eq(postPlatforms.enabled, true)),
+        and(
+          inJsonArray(postPlatforms.id, rowIds),
+          eqFilterOnly(postPlatforms.status, "failed"),
+          eq(postPlatforms.enabled, true),
+        ),
       ),
     ctx.db
       .update(posts)
@@ -53,8 +57,8 @@ export async function replayDeadLetters(ctx: ServiceContext, input: { ids?: stri
       .where(
         and(
           inJsonArray(posts.id, postIds),
-          inArray(posts.status, ["failed", "partially_published"]),
-          sql`EXISTS (SELECT 1 FROM post_platforms pp WHERE pp.post_id = posts.id AND pp.status = 'pending' AND pp.enabled = 1)`,
+          inFilterOnly(posts.status, ["failed", "partially_published"]),
+          sql`EXISTS (SELECT 1 FROM post_platforms pp WHERE pp.post_id = posts.id AND +pp.status = 'pending' AND pp.enabled = 1)`,
         ),
       ),
     ctx.db.update(deadLetters).set({ replayedAt: now }).where(inJsonArray(deadLetters.id, replayed)),

@@ -88,7 +88,7 @@ export function postPlatformEvents(
     FROM (SELECT posts.workspace_id AS workspace_id, ${type} AS type, pp.id AS row_id, ${POST_RESOURCE_COLUMNS}
       FROM post_platforms pp JOIN posts ON posts.id = pp.post_id
       WHERE ${changed(opts.afterChange)}${which}
-        AND pp.status IN ('published', 'failed') AND pp.updated_at = ${now}
+        AND +pp.status IN ('published', 'failed') AND pp.updated_at = ${now}
         AND ${subscribed(sql`posts.workspace_id`, type)}
       ORDER BY pp.position) r`,
   );
