@@ -5,19 +5,20 @@ import { MASTODON } from "../support/fakes/mastodon";
 import type { TestWorkspace } from "../support/harness";
 import { UUID } from "../support/harness";
 import { type Fakes, installFakes } from "./platforms";
-import { createTestWorkspace, deliverThroughRuntime, readPost, recordingQueue, tick } from "./support";
+import {
+  connectThroughApi,
+  createTestWorkspace,
+  deliverThroughRuntime,
+  readPost,
+  recordingQueue,
+  tick,
+} from "./support";
 
 let fakes: Fakes;
 beforeEach(() => {
   fakes = installFakes();
 });
 afterEach(() => fakes.uninstall());
-
-async function connect(ws: TestWorkspace, body: unknown): Promise<string> {
-  const res = await ws.api("POST", "/api/social-accounts", body);
-  expect(res.status).toBe(201);
-  return res.body.id;
-}
 
 /** Creates the post through the posts API, schedules it, then makes it due (scheduled_at must be future to PUT). */
 async function createDuePost(ws: TestWorkspace, content: string, accounts: { id: string; type: string }[]) {
@@ -42,7 +43,7 @@ async function createDuePost(ws: TestWorkspace, content: string, accounts: { id:
 describe("end to end in workerd", () => {
   it("schedule → cron → queue → fake platforms → post published, with metrics afterwards", async () => {
     const ws = await createTestWorkspace();
-    const x = await connect(ws, {
+    const x = await connectThroughApi(ws, {
       platform: "x",
       display_name: "Alice on X",
       username: "alice_x",
@@ -53,14 +54,14 @@ describe("end to end in workerd", () => {
         expires_at: new Date(Date.now() + 7200_000).toISOString(),
       },
     });
-    const bluesky = await connect(ws, {
+    const bluesky = await connectThroughApi(ws, {
       platform: "bluesky",
       display_name: "Alice on Bluesky",
       username: "",
       credentials: { identifier: fakes.bluesky.identifier, app_password: fakes.bluesky.password },
       meta: { service: BSKY_PDS, video_service: BSKY_VIDEO },
     });
-    const mastodon = await connect(ws, {
+    const mastodon = await connectThroughApi(ws, {
       platform: "mastodon",
       display_name: "Alice on Mastodon",
       username: "alice",

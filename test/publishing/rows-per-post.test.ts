@@ -5,7 +5,7 @@ import { MASTODON } from "../support/fakes/mastodon";
 import type { TestWorkspace } from "../support/harness";
 import { meteredD1, type RowMeter } from "../support/metered-d1";
 import { type Fakes, installFakes } from "./platforms";
-import { createTestWorkspace, deliver, readPost, recordingQueue, tick } from "./support";
+import { connectThroughApi, createTestWorkspace, deliver, readPost, recordingQueue, tick } from "./support";
 
 /**
  * Issue 28, capacity on paper (docs/scale.md): the D1 rows a published post costs — read and written, as D1 reports
@@ -20,12 +20,6 @@ beforeEach(() => {
   fakes = installFakes();
 });
 afterEach(() => fakes.uninstall());
-
-async function connect(ws: TestWorkspace, body: unknown): Promise<string> {
-  const res = await ws.api("POST", "/api/social-accounts", body);
-  expect(res.status, res.text).toBe(201);
-  return res.body.id;
-}
 
 async function duePosts(ws: TestWorkspace, n: number, targets: { social_account_id: string; content_type: string }[]) {
   const ids: string[] = [];
@@ -62,7 +56,7 @@ describe("D1 rows per published post", () => {
     const ws = await createTestWorkspace();
     const targets = [
       {
-        social_account_id: await connect(ws, {
+        social_account_id: await connectThroughApi(ws, {
           platform: "x",
           display_name: "X",
           username: "x",
@@ -72,7 +66,7 @@ describe("D1 rows per published post", () => {
         content_type: "x_post",
       },
       {
-        social_account_id: await connect(ws, {
+        social_account_id: await connectThroughApi(ws, {
           platform: "bluesky",
           display_name: "Bluesky",
           username: "",
@@ -82,7 +76,7 @@ describe("D1 rows per published post", () => {
         content_type: "bluesky_post",
       },
       {
-        social_account_id: await connect(ws, {
+        social_account_id: await connectThroughApi(ws, {
           platform: "mastodon",
           display_name: "Mastodon",
           username: "m",

@@ -6,7 +6,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
 import { loadConfig } from "../../src/config";
 import worker from "../../src/index";
 import type { PublishMessage } from "../../src/publishing/messages";
@@ -30,6 +30,13 @@ export interface SeedAccount {
   isActive?: boolean;
   status?: "connected" | "disconnected" | "token_expired";
   tokenExpiresAt?: number | null;
+}
+
+/** Connects an account through the API (`POST /api/social-accounts`, 201 expected); its id. */
+export async function connectThroughApi(ws: TestWorkspace, body: unknown): Promise<string> {
+  const res = await ws.api("POST", "/api/social-accounts", body);
+  expect(res.status, res.text).toBe(201);
+  return res.body.id;
 }
 
 export async function seedAccount(ws: TestWorkspace, a: SeedAccount): Promise<string> {
