@@ -72,9 +72,13 @@ export function FormErrors({ messages }: { messages: readonly string[] }) {
 
 const NO_ERRORS: MappedErrors = { fields: {}, general: [], first: null };
 
+/** Field path (with the form's prefix, if any) → its messages, joined. */
+export type FieldErrorsMap = MappedErrors["fields"];
+
 /**
  * A form's errors from the API: `fail(error, shownFields)` maps a 422 onto the fields and moves focus to the first
- * one with a problem (or to the general message); `clear()` empties them.
+ * one with a problem (or to the general message); `clear()` empties them. `prefix`: the form's fields carry it in
+ * their paths (two forms of the same kind on one page), the API's do not.
  */
 export function useFormErrors() {
   const [errors, setErrors] = useState<MappedErrors>(NO_ERRORS);
@@ -94,8 +98,13 @@ export function useFormErrors() {
   return {
     errors,
     formRef,
-    fail(error: unknown, shown: readonly string[], fallback = "Something went wrong. Try again.") {
-      const mapped = mapFieldErrors(error, shown);
+    fail(error: unknown, shown: readonly string[], fallback = "Something went wrong. Try again.", prefix = "") {
+      const api = mapFieldErrors(error, shown);
+      const mapped: MappedErrors = {
+        fields: Object.fromEntries(Object.entries(api.fields).map(([k, v]) => [`${prefix}${k}`, v])),
+        general: api.general,
+        first: api.first === null ? null : `${prefix}${api.first}`,
+      };
       if (!mapped.first && mapped.general.length === 0) mapped.general.push(fallback);
       focusPending.current = true;
       setErrors(mapped);
