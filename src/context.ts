@@ -15,6 +15,12 @@ export interface ServiceContext {
   origin: string;
   /** Schedules work that may outlive the response. */
   waitUntil: (p: Promise<unknown>) => void;
+  /**
+   * `db` whose batches may share one D1 call with other requests' batches in this isolate (group commit,
+   * src/db/write-groups.ts). Only for a write batch that is the request's last D1 call: the response's bookmark is
+   * then that call's. Absent outside HTTP requests (queue, cron, tests): use `db`.
+   */
+  groupedDb?: Db;
 }
 
 export interface WorkspaceContext extends ServiceContext {

@@ -52,3 +52,13 @@ export function openSession(db: D1Database, consistency: Consistency, bookmark: 
   if (consistency === "primary") return db.withSession("first-primary");
   return db.withSession(bookmark ?? "first-unconstrained");
 }
+
+/**
+ * The later of two bookmarks (null when both are): D1 orders them as strings, as its own session does when it keeps
+ * the newest bookmark it saw (workerd's d1-api `_updateBookmark`).
+ */
+export function laterBookmark(a: string | null, b: string | null): string | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return a.localeCompare(b) < 0 ? b : a;
+}

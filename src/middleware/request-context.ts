@@ -3,7 +3,8 @@ import { routePath } from "hono/route";
 import { loadConfig } from "../config";
 import type { ServiceContext } from "../context";
 import { countingD1, createDb, type QueryCounter } from "../db/client";
-import { BOOKMARK_HEADER, consistencyFor, openSession, requestBookmark } from "../db/session";
+import { BOOKMARK_HEADER, consistencyFor, laterBookmark, openSession, requestBookmark } from "../db/session";
+import { groupedBatches } from "../db/write-groups";
 import { log } from "../lib/logger";
 import { dispatchRecordedEvents } from "../services/webhooks/kick";
 import type { AppEnv } from "../types";
@@ -32,9 +33,24 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   // A malformed bookmark is answered 400 below, before anything runs; the session it would have used is never queried.
   const session = openSession(c.env.DB, badBookmark ? "primary" : consistencyFor(c.req.method, url.pathname), bookmark);
+  // The bookmark of the group commit that carried this request's write, when another request sent it
+  // (src/db/write-groups.ts): this request's own session never saw that commit.
+  let groupBookmark: string | null = null;
+  let groupedDb: ServiceContext["groupedDb"];
   const service: ServiceContext = {
     env: c.env,
     db: createDb(countingD1(session as unknown as D1Database, queries)),
+    get groupedDb() {
+      groupedDb ??= createDb(
+        countingD1(
+          groupedBatches(session, service.waitUntil, (b) => {
+            groupBookmark = b;
+          }),
+          queries,
+        ),
+      );
+      return groupedDb;
+    },
     config: loadConfig(c.env),
     now: () => Date.now(),
     requestId,
@@ -52,8 +68,9 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   else await next();
   dispatchRecordedEvents(service);
   c.res.headers.set("X-Request-Id", requestId);
-  // The newest state this request saw or wrote; with no query run, the client's own bookmark is still its floor.
-  const latest = session.getBookmark() ?? bookmark;
+  // The newest state this request saw or wrote (its own session's, or the group commit's that carried its write);
+  // with no query run, the client's own bookmark is still its floor.
+  const latest = laterBookmark(groupBookmark, session.getBookmark()) ?? bookmark;
   if (latest) c.res.headers.set(BOOKMARK_HEADER, latest);
   // Outside production, say how many D1 statements the request ran (browser devtools and the benchmarks read it).
   if (service.config.APP_ENV !== "production")

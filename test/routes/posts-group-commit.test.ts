@@ -1,0 +1,111 @@
+import { env } from "cloudflare:workers";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { BOOKMARK_HEADER } from "../../src/db/session";
+import { writeGroups } from "../../src/db/write-groups";
+import { createTestWorkspace, waitFor } from "../support/harness";
+import { connectAccount, createLabel } from "./posts-fixtures";
+
+/**
+ * Group commit (src/db/write-groups.ts, docs/consistency.md): creates that arrive while another create's write is in
+ * flight in this isolate are written together, one D1 call for several posts. Each answer is still its own: equal to
+ * its later GET, with a bookmark that reads it back.
+ */
+
+/**
+ * Counts the D1 calls (batches) that insert posts, on every session the requests open. The first such call is held
+ * until `holdFor` other writes wait behind it, so that the test does not depend on how the requests interleave.
+ */
+function countPostWrites(holdFor = 0) {
+  const calls: number[] = [];
+  const withSession = env.DB.withSession.bind(env.DB);
+  vi.spyOn(env.DB, "withSession").mockImplementation((constraint) => {
+    const session = withSession(constraint);
+    return new Proxy(session, {
+      get(target, prop) {
+        if (prop === "batch")
+          return (statements: D1PreparedStatement[]) => {
+            const posts = statements.filter((s) =>
+              (s as unknown as { statement: string }).statement.startsWith('insert into "posts"'),
+            ).length;
+            if (posts === 0) return target.batch(statements);
+            calls.push(posts);
+            if (calls.length > 1 || holdFor === 0) return target.batch(statements);
+            return waitFor(() => writeGroups.waiting >= holdFor).then(() => target.batch(statements));
+          };
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  });
+  return calls;
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe("creates written together (group commit)", () => {
+  it("24 concurrent creates: fewer D1 calls than posts, every answer equals its GET and its bookmark reads it back", async () => {
+    const ws = await createTestWorkspace();
+    const x = await connectAccount(ws, "x");
+    const label = await createLabel(ws, "Launch");
+    const body = (n: number) => ({
+      content: `post ${n}`,
+      platforms: [{ social_account_id: x.id, content_type: "x_post" }],
+      label_ids: [label.id],
+    });
+    // Remembered rows: every create below is its write batch alone.
+    expect((await ws.api("POST", "/api/posts", body(0))).status).toBe(201);
+
+    const calls = countPostWrites(23);
+    const creates = await Promise.all(Array.from({ length: 24 }, (_, n) => ws.api("POST", "/api/posts", body(n + 1))));
+    vi.restoreAllMocks();
+
+    expect(creates.map((r) => r.status)).toEqual(Array(24).fill(201));
+    expect(creates.map((r) => r.body.content)).toEqual(Array.from({ length: 24 }, (_, n) => `post ${n + 1}`));
+    expect(new Set(creates.map((r) => r.body.id)).size).toBe(24);
+    // Every post written exactly once, in fewer calls than posts.
+    // The first alone (nothing was in flight), the 23 that waited behind it 16 and 7 (at most 16 per call).
+    expect(calls).toEqual([1, 16, 7]);
+    for (const r of creates) {
+      const bookmark = r.headers.get(BOOKMARK_HEADER);
+      expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
+      const read = await ws.api("GET", `/api/posts/${r.body.id}`, undefined, { [BOOKMARK_HEADER]: bookmark! });
+      expect(read.status).toBe(200);
+      expect(read.body).toEqual(r.body);
+    }
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM posts WHERE workspace_id = ?")
+      .bind(ws.workspaceId)
+      .first<{ n: number }>();
+    expect(stored!.n).toBe(25);
+  });
+
+  it("one create in a group that a constraint refuses does not fail the others: each is written alone, the bad one answers as it would alone", async () => {
+    const ws = await createTestWorkspace();
+    const x = await connectAccount(ws, "x");
+    const label = await createLabel(ws, "Launch");
+    const body = { platforms: [{ social_account_id: x.id, content_type: "x_post" }], label_ids: [label.id] };
+    expect((await ws.api("POST", "/api/posts", body)).status).toBe(201);
+
+    // Twelve creates, six of them with the same Idempotency-Key and body: one of those may write, the rest replay
+    // it or are told it is in flight (409) — never a second post, and the other six are written whatever happens.
+    const calls = countPostWrites(11);
+    const creates = await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        ws.api("POST", "/api/posts", body, n % 2 === 0 ? { "Idempotency-Key": "same-key" } : {}),
+      ),
+    );
+    vi.restoreAllMocks();
+    const keyed = creates.filter((_, n) => n % 2 === 0);
+    const plain = creates.filter((_, n) => n % 2 === 1);
+    expect(plain.map((r) => r.status)).toEqual(Array(6).fill(201));
+    const keyedIds = new Set(keyed.filter((r) => r.status === 201).map((r) => r.body.id));
+    expect(keyedIds.size).toBe(1);
+    for (const r of keyed) expect([201, 409]).toContain(r.status);
+    // The first create alone; the 11 behind it tried together, refused by the key's UNIQUE constraint (two keyed
+    // creates claim the same key), then each alone.
+    expect(calls.slice(0, 2)).toEqual([1, 11]);
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM posts WHERE workspace_id = ?")
+      .bind(ws.workspaceId)
+      .first<{ n: number }>();
+    expect(stored!.n).toBe(1 + 6 + 1);
+  });
+});
