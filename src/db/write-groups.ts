@@ -1,5 +1,6 @@
 import { waitShared } from "../lib/shared-wait";
 import { constraintFailure } from "./errors";
+import { callStatements, memberResults } from "./merged-inserts";
 
 /**
  * Group commit: write batches that requests in this isolate send while another one is in flight are sent together,
@@ -23,6 +24,7 @@ import { constraintFailure } from "./errors";
 
 /** A D1 session or database: what runs a batch and tells the newest bookmark it saw. */
 export interface BatchRunner {
+  prepare(sql: string): D1PreparedStatement;
   batch(statements: D1PreparedStatement[]): Promise<D1Result[]>;
   getBookmark?(): string | null;
 }
@@ -33,8 +35,12 @@ export interface GroupedResult {
   bookmark: string | null;
 }
 
-/** Bounds of one group: D1 counts every statement of a batch against the leading invocation's query limit. */
-export const GROUP_LIMITS = { members: 16, statements: 64 } as const;
+/**
+ * Bounds of one group, counted before merging (src/db/merged-inserts.ts): at most 48 statements, so that even if D1
+ * counts every statement of a batch against the sending invocation's queries (50 on the Free plan, 1,000 on Paid),
+ * a group of creates — 3 to 6 statements each before merging, fewer after — stays inside it.
+ */
+export const GROUP_LIMITS = { members: 16, statements: 48 } as const;
 
 /** How long a member waits for a group another request runs before giving up with an unknown outcome. */
 export const GROUP_WAIT_MS = 30_000;
@@ -127,13 +133,18 @@ export class WriteGroups {
   /** One D1 call for the whole group; each member's outcome is set on it. */
   async #run(runner: BatchRunner, members: Member[]): Promise<void> {
     try {
-      const results = await runner.batch(members.flatMap((m) => m.statements));
-      const bookmark = runner.getBookmark?.() ?? null;
-      let at = 0;
-      for (const m of members) {
-        m.outcome = { kind: "done", result: { results: results.slice(at, at + m.statements.length), bookmark } };
-        at += m.statements.length;
+      if (members.length === 1) {
+        const [only] = members as [Member];
+        only.outcome = { kind: "done", result: await alone(runner, only.statements) };
+        return;
       }
+      const batches = members.map((m) => m.statements);
+      const call = callStatements(batches, (sql) => runner.prepare(sql));
+      const results = memberResults(batches, call, await runner.batch(call.map((c) => c.statement)));
+      const bookmark = runner.getBookmark?.() ?? null;
+      members.forEach((m, i) => {
+        m.outcome = { kind: "done", result: { results: results[i]!, bookmark } };
+      });
     } catch (error) {
       const retry = members.length > 1 && constraintFailure(error) !== null;
       for (const m of members) m.outcome = retry ? { kind: "alone" } : { kind: "failed", error };

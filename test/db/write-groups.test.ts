@@ -18,9 +18,13 @@ function handRunner() {
   const calls: Call[] = [];
   let bookmark = 0;
   const runner: BatchRunner = {
+    prepare: (sql) => statement(sql),
     batch: (statements) =>
       new Promise((resolve, reject) => {
-        const sql = statements.map((s) => (s as unknown as { statement: string }).statement);
+        const sql = statements.map((s) => {
+          const { statement: text, params } = s as unknown as { statement: string; params: unknown[] };
+          return params.length ? `${text} ${params.join(" ")}` : text;
+        });
         calls.push({
           statements: sql,
           answer: () => {
@@ -37,8 +41,15 @@ function handRunner() {
   return { runner, calls };
 }
 
-const statements = (...sql: string[]) =>
-  sql.map((statement) => ({ statement, params: [] }) as unknown as D1PreparedStatement);
+/** A prepared statement as the D1 binding makes one: its text, its parameters, and `bind`. */
+function statement(text: string, params: unknown[] = []): D1PreparedStatement {
+  return {
+    statement: text,
+    params,
+    bind: (...values: unknown[]) => statement(text, values),
+  } as unknown as D1PreparedStatement;
+}
+const statements = (...sql: string[]) => sql.map((text) => statement(text));
 const waitUntil = (p: Promise<unknown>) => void p.catch(() => {});
 const metaOf = (results: D1Result[]) => results.map((r) => (r.meta as unknown as { statement: string }).statement);
 
@@ -70,7 +81,8 @@ describe("write groups", () => {
     expect(calls.length).toBe(1); // b, c and d wait for a's call
     calls[0]!.answer();
     await settle();
-    expect(calls.map((c) => c.statements)).toEqual([["a1"], ["b1", "b2", "c1", "c2", "d1", "d2"]]);
+    // Stage by stage (src/db/merged-inserts.ts): every batch's first statement, then every second one.
+    expect(calls.map((c) => c.statements)).toEqual([["a1"], ["b1", "c1", "d1", "b2", "c2", "d2"]]);
     calls[1]!.answer();
     expect(metaOf((await first).results)).toEqual(["a1"]);
     const answers = await Promise.all(rest);
@@ -125,7 +137,7 @@ describe("write groups", () => {
     expect(metaOf((await later).results)).toEqual(["d"]);
   });
 
-  it("a group holds at most 16 batches and 64 statements; the rest go in the next call", async () => {
+  it("a group holds at most 16 batches and 48 statements; the rest go in the next call", async () => {
     const { runner, calls } = handRunner();
     const groups = new WriteGroups();
     const first = groups.batch(runner, statements("x"), waitUntil);
@@ -137,20 +149,29 @@ describe("write groups", () => {
     await settle();
     calls[0]!.answer();
     await first;
-    for (let answered = 1; answered < 6; answered++) {
+    for (let answered = 1; answered < 7; answered++) {
       await settle();
       calls[answered]?.answer();
     }
     await Promise.all([...many, ...small]);
     const sizes = calls.slice(1).map((c) => c.statements.length);
-    expect(Math.max(...sizes)).toBeLessThanOrEqual(64);
-    // 40 batches of 5 statements: 12 per call (60 statements; a 13th would make 65); the last 4 of them share a call
+    expect(Math.max(...sizes)).toBeLessThanOrEqual(48);
+    // 40 batches of 5 statements: 9 per call (45 statements; a 10th would make 50); the last 4 of them share a call
     // with 12 of the one-statement batches (16 batches), and the 8 left go last.
-    expect(sizes).toEqual([60, 60, 60, 4 * 5 + 12, 8]);
-    expect(calls.slice(1).flatMap((c) => c.statements)).toEqual([
-      ...Array.from({ length: 40 }, (_, i) => [`${i}a`, `${i}b`, `${i}c`, `${i}d`, `${i}e`]).flat(),
-      ...Array.from({ length: 20 }, (_, i) => `s${i}`),
-    ]);
+    expect(sizes).toEqual([45, 45, 45, 45, 4 * 5 + 12, 8]);
+    // Every statement sent once, in the order the batches queued (each call stage by stage).
+    expect(calls[1]!.statements.slice(0, 10)).toEqual(["0a", "1a", "2a", "3a", "4a", "5a", "6a", "7a", "8a", "0b"]);
+    expect(
+      calls
+        .slice(1)
+        .flatMap((c) => c.statements)
+        .sort(),
+    ).toEqual(
+      [
+        ...Array.from({ length: 40 }, (_, i) => [`${i}a`, `${i}b`, `${i}c`, `${i}d`, `${i}e`]).flat(),
+        ...Array.from({ length: 20 }, (_, i) => `s${i}`),
+      ].sort(),
+    );
   });
 
   it("a call that never answers: its members fail as unknown after the bound, queued batches go alone, new ones do not wait", async () => {
@@ -170,5 +191,45 @@ describe("write groups", () => {
     expect(calls[2]!.statements).toEqual(["fresh"]);
     calls[2]!.answer();
     expect(metaOf((await fresh).results)).toEqual(["fresh"]);
+  });
+
+  it("the same INSERT of JSON rows from several batches runs once with all their rows; guarded and other statements run as sent", async () => {
+    const { runner, calls } = handRunner();
+    const groups = new WriteGroups();
+    const rowsInsert =
+      "insert into t (a) SELECT a FROM (SELECT json_extract(value, '$[0]') AS a, key AS k FROM json_each(?)) ORDER BY k";
+    const create = (post: string, rows: string) => [
+      statement("insert into posts SELECT ? WHERE ?", [post, 1]),
+      statement(rowsInsert, [rows]),
+    ];
+    const first = groups.batch(runner, statements("x"), waitUntil);
+    await settle();
+    const group = [
+      groups.batch(runner, create("p1", "[[1],[2]]"), waitUntil),
+      groups.batch(runner, create("p2", "[[3]]"), waitUntil),
+      groups.batch(runner, [statement("update u SET a = 1")], waitUntil),
+      groups.batch(runner, create("p3", "[[4],[5]]"), waitUntil),
+    ];
+    await settle();
+    calls[0]!.answer();
+    await first;
+    await settle();
+    // Stage by stage: every batch's first statement, then every second one — the rows INSERT once, in batch order.
+    expect(calls[1]!.statements).toEqual([
+      "insert into posts SELECT ? WHERE ? p1 1",
+      "insert into posts SELECT ? WHERE ? p2 1",
+      "update u SET a = 1",
+      "insert into posts SELECT ? WHERE ? p3 1",
+      `${rowsInsert} [[1],[2],[3],[4],[5]]`,
+    ]);
+    calls[1]!.answer();
+    const [a, b, c, d] = await Promise.all(group);
+    // Each batch gets one result per statement it sent; the merged one's counts go to the first batch it carried.
+    expect(a!.results.length).toBe(2);
+    expect(b!.results.length).toBe(2);
+    expect(c!.results.length).toBe(1);
+    expect(d!.results.length).toBe(2);
+    expect(metaOf([a!.results[1]!])).toEqual([`${rowsInsert} [[1],[2],[3],[4],[5]]`]);
+    expect(b!.results[1]!.meta).toMatchObject({ rows_read: 0, rows_written: 0, changes: 0 });
   });
 });

@@ -17,6 +17,7 @@ import { connectAccount, createLabel } from "./posts-fixtures";
  */
 function countPostWrites(holdFor = 0) {
   const calls: number[] = [];
+  childInserts.length = 0;
   const withSession = env.DB.withSession.bind(env.DB);
   vi.spyOn(env.DB, "withSession").mockImplementation((constraint) => {
     const session = withSession(constraint);
@@ -24,11 +25,14 @@ function countPostWrites(holdFor = 0) {
       get(target, prop) {
         if (prop === "batch")
           return (statements: D1PreparedStatement[]) => {
-            const posts = statements.filter((s) =>
-              (s as unknown as { statement: string }).statement.startsWith('insert into "posts"'),
-            ).length;
+            const count = (table: string) =>
+              statements.filter((s) =>
+                (s as unknown as { statement: string }).statement.startsWith(`insert into "${table}"`),
+              ).length;
+            const posts = count("posts");
             if (posts === 0) return target.batch(statements);
             calls.push(posts);
+            childInserts.push(count("post_platforms") + count("post_labels"));
             if (calls.length > 1 || holdFor === 0) return target.batch(statements);
             return waitFor(() => writeGroups.waiting >= holdFor).then(() => target.batch(statements));
           };
@@ -39,6 +43,9 @@ function countPostWrites(holdFor = 0) {
   });
   return calls;
 }
+
+/** Per call counted: its INSERT statements of platform rows and label links. */
+const childInserts: number[] = [];
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -65,6 +72,9 @@ describe("creates written together (group commit)", () => {
     // Every post written exactly once, in fewer calls than posts.
     // The first alone (nothing was in flight), the 23 that waited behind it 16 and 7 (at most 16 per call).
     expect(calls).toEqual([1, 16, 7]);
+    // Each call inserts all its posts' platform rows in one statement and all their label links in another
+    // (src/db/merged-inserts.ts): 2 child INSERTs per call, not 2 per post.
+    expect(childInserts).toEqual([2, 2, 2]);
     for (const r of creates) {
       const bookmark = r.headers.get(BOOKMARK_HEADER);
       expect(bookmark).toMatch(/^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/);
