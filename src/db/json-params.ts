@@ -57,8 +57,10 @@ export function insertJsonRows<T extends SQLiteTable>(
   const columns = Object.entries(getTableColumns(table) as Record<string, Column>).filter(
     ([, c]) => !(c as unknown as { shouldDisableInsert(): boolean }).shouldDisableInsert(),
   );
-  const payload = rows.map((row) =>
-    columns.map(([key, column]) => {
+  const guard = options.onlyIf;
+  const extras = guard?.extras ?? [];
+  const payload = rows.map((row) => [
+    ...columns.map(([key, column]) => {
       let value = (row as Record<string, unknown>)[key];
       if (value === undefined) {
         if (column.default !== undefined && column.default !== null) {
@@ -68,18 +70,22 @@ export function insertJsonRows<T extends SQLiteTable>(
       }
       return driverValue(column, value);
     }),
-  );
+    ...extras,
+  ]);
   const names = columns.map(([, c]) => quote(c.name));
-  const guard = options.onlyIf;
   let unpacked = sql.raw(unpack(names));
   if (guard) {
     const at = columns.findIndex(([key]) => key === guard.notNullColumn);
     const column = columns[at]?.[1];
     if (!column?.notNull) throw new Error(`insertJsonRows: ${String(guard.notNullColumn)} is not a NOT NULL column`);
+    const condition =
+      typeof guard.condition === "function"
+        ? guard.condition((i) => sql.raw(`json_extract(r.value, '$[${columns.length + i}]')`))
+        : guard.condition;
     unpacked = sql.join(
       names.map((n, i) =>
         i === at
-          ? sql`CASE WHEN ${guard.condition} THEN json_extract(value, '$[${sql.raw(String(i))}]') END AS ${sql.raw(n)}`
+          ? sql`CASE WHEN ${condition} THEN json_extract(value, '$[${sql.raw(String(i))}]') END AS ${sql.raw(n)}`
           : sql.raw(`json_extract(value, '$[${i}]') AS ${n}`),
       ),
       sql`, `,
@@ -88,7 +94,7 @@ export function insertJsonRows<T extends SQLiteTable>(
   return db
     .insert(table)
     .select(
-      sql`SELECT ${sql.raw(names.join(", "))} FROM (SELECT ${unpacked}, key AS k FROM json_each(${JSON.stringify(payload)})) ORDER BY k`,
+      sql`SELECT ${sql.raw(names.join(", "))} FROM (SELECT ${unpacked}, r.key AS k FROM json_each(${JSON.stringify(payload)}) AS r) ORDER BY k`,
     );
 }
 
@@ -98,8 +104,15 @@ export function insertJsonRows<T extends SQLiteTable>(
  * statement: no extra statement, no extra round trip (src/services/posts/create-post.ts, remembered rows).
  */
 export interface InsertGuard<T extends SQLiteTable> {
-  condition: SQL;
+  /**
+   * The condition; as a function, it reads `extras` through `extra(i)` (the i-th extra as the row carries it), so the
+   * statement binds nothing but its rows and its text is the same whatever the values: the same INSERT of several
+   * requests can then run as one (src/db/merged-inserts.ts).
+   */
+  condition: SQL | ((extra: (i: number) => SQL) => SQL);
   notNullColumn: keyof T["$inferInsert"] & string;
+  /** Values every row carries after its columns, for `condition` to read. */
+  extras?: unknown[];
 }
 
 /**

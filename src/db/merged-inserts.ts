@@ -35,7 +35,7 @@ function mergeable(s: Raw): boolean {
     s.params[0].startsWith("[") &&
     /^insert into /i.test(s.statement) &&
     s.statement.indexOf("?") === s.statement.lastIndexOf("?") &&
-    s.statement.includes("FROM json_each(?))") &&
+    s.statement.includes("FROM json_each(?) AS r)") &&
     !/\breturning\b/i.test(s.statement)
   );
 }

@@ -197,7 +197,7 @@ describe("write groups", () => {
     const { runner, calls } = handRunner();
     const groups = new WriteGroups();
     const rowsInsert =
-      "insert into t (a) SELECT a FROM (SELECT json_extract(value, '$[0]') AS a, key AS k FROM json_each(?)) ORDER BY k";
+      "insert into t (a) SELECT a FROM (SELECT json_extract(value, '$[0]') AS a, key AS k FROM json_each(?) AS r) ORDER BY k";
     const create = (post: string, rows: string) => [
       statement("insert into posts SELECT ? WHERE ?", [post, 1]),
       statement(rowsInsert, [rows]),

@@ -15,9 +15,10 @@ import { connectAccount, createLabel } from "./posts-fixtures";
  * Counts the D1 calls (batches) that insert posts, on every session the requests open. The first such call is held
  * until `holdFor` other writes wait behind it, so that the test does not depend on how the requests interleave.
  */
-function countPostWrites(holdFor = 0) {
+function countPostWrites(holdFor = 0, beforeRelease: () => Promise<unknown> = async () => {}) {
   const calls: number[] = [];
   childInserts.length = 0;
+  postInserts.length = 0;
   const withSession = env.DB.withSession.bind(env.DB);
   vi.spyOn(env.DB, "withSession").mockImplementation((constraint) => {
     const session = withSession(constraint);
@@ -25,16 +26,24 @@ function countPostWrites(holdFor = 0) {
       get(target, prop) {
         if (prop === "batch")
           return (statements: D1PreparedStatement[]) => {
-            const count = (table: string) =>
+            const inserts = (table: string) =>
               statements.filter((s) =>
                 (s as unknown as { statement: string }).statement.startsWith(`insert into "${table}"`),
-              ).length;
-            const posts = count("posts");
+              ) as unknown as { params: unknown[] }[];
+            const count = (table: string) => inserts(table).length;
+            // Posts written by the call: the rows of each posts INSERT (one JSON array of rows when merged).
+            const posts = inserts("posts").reduce(
+              (n, s) => n + (s.params.length === 1 ? (JSON.parse(s.params[0] as string) as unknown[]).length : 1),
+              0,
+            );
             if (posts === 0) return target.batch(statements);
             calls.push(posts);
+            postInserts.push(count("posts"));
             childInserts.push(count("post_platforms") + count("post_labels"));
             if (calls.length > 1 || holdFor === 0) return target.batch(statements);
-            return waitFor(() => writeGroups.waiting >= holdFor).then(() => target.batch(statements));
+            return waitFor(() => writeGroups.waiting >= holdFor)
+              .then(beforeRelease)
+              .then(() => target.batch(statements));
           };
         const value = Reflect.get(target, prop);
         return typeof value === "function" ? value.bind(target) : value;
@@ -46,6 +55,8 @@ function countPostWrites(holdFor = 0) {
 
 /** Per call counted: its INSERT statements of platform rows and label links. */
 const childInserts: number[] = [];
+/** Per call counted: its INSERT statements of posts. */
+const postInserts: number[] = [];
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -72,8 +83,9 @@ describe("creates written together (group commit)", () => {
     // Every post written exactly once, in fewer calls than posts.
     // The first alone (nothing was in flight), the 23 that waited behind it 16 and 7 (at most 16 per call).
     expect(calls).toEqual([1, 16, 7]);
-    // Each call inserts all its posts' platform rows in one statement and all their label links in another
-    // (src/db/merged-inserts.ts): 2 child INSERTs per call, not 2 per post.
+    // Each call inserts all its posts in one statement (each row carries its own guard), all their platform rows in
+    // one and all their label links in another (src/db/merged-inserts.ts): 3 INSERTs per call, not 3 per post.
+    expect(postInserts).toEqual([1, 1, 1]);
     expect(childInserts).toEqual([2, 2, 2]);
     for (const r of creates) {
       const bookmark = r.headers.get(BOOKMARK_HEADER);
@@ -117,5 +129,30 @@ describe("creates written together (group commit)", () => {
       .bind(ws.workspaceId)
       .first<{ n: number }>();
     expect(stored!.n).toBe(1 + 6 + 1);
+  });
+
+  it("an account renamed while creates wait: their shared INSERT is refused by the rows' guards, each create runs alone and carries the new name", async () => {
+    const ws = await createTestWorkspace();
+    const x = await connectAccount(ws, "x");
+    const body = { platforms: [{ social_account_id: x.id, content_type: "x_post" }] };
+    expect((await ws.api("POST", "/api/posts", body)).status).toBe(201);
+
+    const calls = countPostWrites(7, () =>
+      env.DB.prepare("UPDATE social_accounts SET display_name = 'Renamed' WHERE id = ?").bind(x.id).run(),
+    );
+    const creates = await Promise.all(Array.from({ length: 8 }, () => ws.api("POST", "/api/posts", body)));
+    vi.restoreAllMocks();
+    expect(creates.map((r) => r.status)).toEqual(Array(8).fill(201));
+    // The held first create's guard ran after the rename too: refused, it was written from the account as it is now;
+    // the 7 behind it were sent together (a call of 7 or, with the first one's second try, 8), refused by their
+    // guards, then written alone the same way.
+    expect(creates.map((r) => r.body.platforms[0].display_name)).toEqual(Array(8).fill("Renamed"));
+    expect(calls[0]).toBe(1);
+    expect(Math.max(...calls.slice(1))).toBeGreaterThanOrEqual(7);
+    for (const r of creates) expect((await ws.api("GET", `/api/posts/${r.body.id}`)).body).toEqual(r.body);
+    const stored = await env.DB.prepare("SELECT count(*) AS n FROM posts WHERE workspace_id = ?")
+      .bind(ws.workspaceId)
+      .first<{ n: number }>();
+    expect(stored!.n).toBe(9);
   });
 });

@@ -1,4 +1,3 @@
-import type { SQL } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
 import { constraintFailure } from "../../db/errors";
@@ -226,7 +225,7 @@ async function writeCreate(
   plan: CreatePlan,
   claim: IdempotencyClaim | undefined,
   taken: typeof idempotencyRecords.$inferSelect | undefined,
-  guard?: SQL,
+  guard?: ReturnType<typeof referencesUnchanged>,
 ): Promise<StoredResponse> {
   const now = ctx.now();
   const scheduledAt = input.scheduled_at === undefined ? todayAtNineUtc(now) : plan.scheduledAt;
@@ -277,7 +276,7 @@ async function writeCreate(
   await (ctx.groupedDb ?? ctx.db).batch([
     ...(claim ? recordStatements(ctx, claim, taken, 201, body) : []),
     guard
-      ? insertJsonRows(ctx.db, posts, [post], { onlyIf: { condition: guard, notNullColumn: "workspaceId" } })
+      ? insertJsonRows(ctx.db, posts, [post], { onlyIf: { ...guard, notNullColumn: "workspaceId" } })
       : ctx.db.insert(posts).values(post),
     insertJsonRows(ctx.db, postPlatforms, platformRows),
     ...(mediaRows.length

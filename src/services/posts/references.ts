@@ -1,9 +1,9 @@
-import { and, type Column, getTableColumns, getTableName, type SQL, sql } from "drizzle-orm";
+import { and, type Column, getTableColumns, getTableName, sql } from "drizzle-orm";
 import { contentTypeFitsPlatform } from "../../catalog/platforms";
 import type { WorkspaceContext } from "../../context";
-import { eqFilterOnly, inJsonArray } from "../../db/json-params";
+import { eqFilterOnly, type InsertGuard, inJsonArray } from "../../db/json-params";
 import { jsonRow } from "../../db/json-rows";
-import { labels, media, socialAccounts } from "../../db/schema";
+import { labels, media, type posts, socialAccounts } from "../../db/schema";
 import type { ErrorBag } from "../../lib/errors";
 import { parseUserDateTime } from "../../lib/time";
 
@@ -113,28 +113,34 @@ const FINGERPRINTED = {
 };
 
 /**
- * True (in SQL) when every row of `refs` is in this workspace with the fingerprint it had when read: the condition of
- * a write built from remembered rows (src/services/posts/reference-memory.ts), evaluated inside the write's own
- * transaction. One bound JSON list of `[id, fingerprint]` pairs per kind, so its size does not grow in parameters.
+ * The guard of a write built from remembered rows (src/services/posts/reference-memory.ts): true (in SQL) when every
+ * row of `refs` is in this workspace with the fingerprint it had when read, evaluated inside the write's own
+ * transaction. The `[id, fingerprint]` pairs of each kind, their count and the workspace travel in the inserted row
+ * itself (`InsertGuard.extras`, src/db/json-params.ts): the statement's text is the same for every create, so the
+ * creates of one group commit insert their posts in one statement (src/db/merged-inserts.ts).
  */
-export function referencesUnchanged(ctx: WorkspaceContext, refs: References): SQL {
+export function referencesUnchanged(
+  ctx: WorkspaceContext,
+  refs: References,
+): Pick<InsertGuard<typeof posts>, "condition" | "extras"> {
   if (!refs.fingerprints) throw new Error("referencesUnchanged: rows without fingerprints");
-  const counts: SQL[] = [];
-  let expected = 0;
-  for (const kind of ["accounts", "labels", "media"] as const) {
-    const pairs = [...refs.fingerprints[kind]].filter(([id]) => refs[kind].has(id));
-    if (pairs.length === 0) continue;
-    expected += pairs.length;
-    const { table, sql: fingerprint } = FINGERPRINTED[kind];
-    const id = table.id as Column;
-    const workspace = table.workspaceId as Column;
-    // Per pair, the row by its primary key (a JOIN lets SQLite walk the workspace's index instead, computing the
-    // fingerprint of every row there for every pair).
-    counts.push(
-      sql`(SELECT count(*) FROM json_each(${JSON.stringify(pairs)}) AS j WHERE json_extract(j.value, '$[1]') = (SELECT ${sql.raw(fingerprint)} FROM ${table} WHERE ${id} = json_extract(j.value, '$[0]') AND ${workspace} = ${ctx.workspaceId}))`,
-    );
-  }
-  return counts.length ? sql`(${sql.join(counts, sql` + `)}) = ${expected}` : sql`1`;
+  const kinds = ["accounts", "labels", "media"] as const;
+  const pairs = kinds.map((kind) => [...refs.fingerprints![kind]].filter(([id]) => refs[kind].has(id)));
+  const expected = pairs.reduce((n, p) => n + p.length, 0);
+  return {
+    extras: [...pairs, expected, ctx.workspaceId],
+    condition: (extra) => {
+      const counts = kinds.map((kind, i) => {
+        const { table, sql: fingerprint } = FINGERPRINTED[kind];
+        const id = table.id as Column;
+        const workspace = table.workspaceId as Column;
+        // Per pair, the row by its primary key (a JOIN lets SQLite walk the workspace's index instead, computing the
+        // fingerprint of every row there for every pair).
+        return sql`(SELECT count(*) FROM json_each(${extra(i)}) AS j WHERE json_extract(j.value, '$[1]') = (SELECT ${sql.raw(fingerprint)} FROM ${table} WHERE ${id} = json_extract(j.value, '$[0]') AND ${workspace} = ${extra(4)}))`;
+      });
+      return sql`(${sql.join(counts, sql` + `)}) = ${extra(3)}`;
+    },
+  };
 }
 
 /** A new target: the account exists here, is active and connected, and the content type fits its platform. */
