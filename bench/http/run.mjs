@@ -402,9 +402,10 @@ creates are one round trip: the isolate remembers the accounts and labels an ear
 alone runs, its post INSERT guarded by those rows' fingerprints (docs/consistency.md, "Creates from remembered
 rows"; so is the counted row above — a workspace's first create in an isolate reads first: 2 round trips,
 test/routes/round-trips.test.ts). At 32 connections the creates also share D1 calls: those that arrive while
-another create's write is in flight go together in the next call, one transaction for up to 16 posts (group
-commit, docs/consistency.md); the floors below do not (each is one call per request). Before group commit the
-create's runtime CPU at 32 connections was ≈ 1,980 µs per response and its ratio 4.32×. The
+another create's write is in flight go together in the next call, one transaction for up to 16 posts whose posts,
+platform rows and label links are each one INSERT (group commit, docs/consistency.md); the floors below do not (each
+is one call per request). Before group commit the
+create's runtime CPU at 32 connections was 2,142 µs per response and its ratio 4.32× (2026-11-28, before this change). The
 create's floors (p50 ratio to the bare Worker of the same phase): ${createLine}. The two CPU columns are the CPU time
 of the serving \`wrangler dev\` tree per response (its Node process, the workerd proxy in front, and the workerd
 runtime that runs the Worker together with the D1, R2, KV and Durable Object simulators), read from /proc around each
