@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { BOOKMARK_HEADER } from "../../src/db/session";
 import { writeGroups } from "../../src/db/write-groups";
+import { spyOnSessionBatch } from "../support/d1-spy";
 import { createTestWorkspace, waitFor } from "../support/harness";
 import { connectAccount, createLabel } from "./posts-fixtures";
 
@@ -19,36 +20,26 @@ function countPostWrites(holdFor = 0, beforeRelease: () => Promise<unknown> = as
   const calls: number[] = [];
   childInserts.length = 0;
   postInserts.length = 0;
-  const withSession = env.DB.withSession.bind(env.DB);
-  vi.spyOn(env.DB, "withSession").mockImplementation((constraint) => {
-    const session = withSession(constraint);
-    return new Proxy(session, {
-      get(target, prop) {
-        if (prop === "batch")
-          return (statements: D1PreparedStatement[]) => {
-            const inserts = (table: string) =>
-              statements.filter((s) =>
-                (s as unknown as { statement: string }).statement.startsWith(`insert into "${table}"`),
-              ) as unknown as { params: unknown[] }[];
-            const count = (table: string) => inserts(table).length;
-            // Posts written by the call: the rows of each posts INSERT (one JSON array of rows when merged).
-            const posts = inserts("posts").reduce(
-              (n, s) => n + (s.params.length === 1 ? (JSON.parse(s.params[0] as string) as unknown[]).length : 1),
-              0,
-            );
-            if (posts === 0) return target.batch(statements);
-            calls.push(posts);
-            postInserts.push(count("posts"));
-            childInserts.push(count("post_platforms") + count("post_labels"));
-            if (calls.length > 1 || holdFor === 0) return target.batch(statements);
-            return waitFor(() => writeGroups.waiting >= holdFor)
-              .then(beforeRelease)
-              .then(() => target.batch(statements));
-          };
-        const value = Reflect.get(target, prop);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+  spyOnSessionBatch(async (statements, batch) => {
+    const inserts = (table: string) =>
+      statements.filter((s) =>
+        (s as unknown as { statement: string }).statement.startsWith(`insert into "${table}"`),
+      ) as unknown as { params: unknown[] }[];
+    const count = (table: string) => inserts(table).length;
+    // Posts written by the call: the rows of each posts INSERT (one JSON array of rows when merged).
+    const posts = inserts("posts").reduce(
+      (n, s) => n + (s.params.length === 1 ? (JSON.parse(s.params[0] as string) as unknown[]).length : 1),
+      0,
+    );
+    if (posts === 0) return batch(statements);
+    calls.push(posts);
+    postInserts.push(count("posts"));
+    childInserts.push(count("post_platforms") + count("post_labels"));
+    if (calls.length === 1 && holdFor > 0) {
+      await waitFor(() => writeGroups.waiting >= holdFor);
+      await beforeRelease();
+    }
+    return batch(statements);
   });
   return calls;
 }

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { GIF_1X1 } from "../media/fixtures";
+import { spyOnSessionBatch } from "../support/d1-spy";
 import { call, createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { connectAccount, createLabel, insertAccount } from "./posts-fixtures";
 
@@ -254,23 +255,10 @@ describe("round trips per write verb", () => {
     // Another writer changes the post (here: its account's name, which the post shows) between this request's read
     // batch and its write batch.
     let batches = 0;
-    const withSession = env.DB.withSession.bind(env.DB);
-    vi.spyOn(env.DB, "withSession").mockImplementation((constraint) => {
-      const session = withSession(constraint);
-      return new Proxy(session, {
-        get(target, prop) {
-          if (prop === "batch")
-            return async (stmts: D1PreparedStatement[]) => {
-              if (++batches === 2)
-                await env.DB.prepare("UPDATE social_accounts SET display_name = 'Renamed' WHERE id = ?")
-                  .bind(x.id)
-                  .run();
-              return target.batch(stmts);
-            };
-          const value = Reflect.get(target, prop);
-          return typeof value === "function" ? value.bind(target) : value;
-        },
-      });
+    spyOnSessionBatch(async (stmts, batch) => {
+      if (++batches === 2)
+        await env.DB.prepare("UPDATE social_accounts SET display_name = 'Renamed' WHERE id = ?").bind(x.id).run();
+      return batch(stmts);
     });
     let res: Awaited<ReturnType<typeof ws.api>>;
     try {

@@ -25,6 +25,28 @@ export function spyOnPrepare(impl: (query: string, prepare: Prepare) => D1Prepar
   });
 }
 
+type Batch = (statements: D1PreparedStatement[]) => Promise<D1Result[]>;
+
+/**
+ * Spies on every batch sent through a D1 session the requests open (src/db/session.ts): `impl` gets the statements
+ * and the session's real `batch` to call. Undo with `vi.restoreAllMocks()`.
+ */
+export function spyOnSessionBatch(
+  impl: (statements: D1PreparedStatement[], batch: Batch) => Promise<D1Result[]>,
+): void {
+  const withSession = env.DB.withSession.bind(env.DB);
+  vi.spyOn(env.DB, "withSession").mockImplementation((constraint) => {
+    const session = withSession(constraint);
+    return new Proxy(session, {
+      get(target, prop) {
+        if (prop === "batch") return (statements: D1PreparedStatement[]) => impl(statements, (s) => target.batch(s));
+        const value = Reflect.get(target, prop);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  });
+}
+
 /** D1 sessions whose reads of `table` answer nothing, as a read replica that has not caught up with the primary. */
 export function lagOnReplicas(table: string) {
   const withSession = env.DB.withSession.bind(env.DB);
