@@ -17,10 +17,10 @@ export interface ServiceContext {
   waitUntil: (p: Promise<unknown>) => void;
   /**
    * `db` whose batches may share one D1 call with other requests' batches in this isolate (group commit,
-   * src/db/write-groups.ts). Only for a write batch that is the request's last D1 call: the response's bookmark is
-   * then that call's. Absent outside HTTP requests (queue, cron, tests): use `db`.
+   * src/db/write-groups.ts), made on first use. Only for a write batch that is the request's last D1 call: the
+   * response's bookmark is then that call's. Absent outside HTTP requests (queue, cron, tests): use `db`.
    */
-  groupedDb?: Db;
+  groupedDb?: () => Db;
 }
 
 export interface WorkspaceContext extends ServiceContext {

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
 import { loadConfig } from "../config";
 import type { ServiceContext } from "../context";
-import { countingD1, createDb, type QueryCounter } from "../db/client";
+import { countingD1, createDb, type Db, type QueryCounter } from "../db/client";
 import { BOOKMARK_HEADER, consistencyFor, laterBookmark, openSession, requestBookmark } from "../db/session";
 import { groupedBatches } from "../db/write-groups";
 import { log } from "../lib/logger";
@@ -36,11 +36,11 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
   // The bookmark of the group commit that carried this request's write, when another request sent it
   // (src/db/write-groups.ts): this request's own session never saw that commit.
   let groupBookmark: string | null = null;
-  let groupedDb: ServiceContext["groupedDb"];
+  let groupedDb: Db | undefined;
   const service: ServiceContext = {
     env: c.env,
     db: createDb(countingD1(session as unknown as D1Database, queries)),
-    get groupedDb() {
+    groupedDb: () => {
       groupedDb ??= createDb(
         countingD1(
           groupedBatches(session, service.waitUntil, (b) => {

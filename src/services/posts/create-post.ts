@@ -273,7 +273,7 @@ async function writeCreate(
     // As the loader orders them: `ORDER BY l.name, l.created_at` (SQLite's BINARY collation: code point order).
     labels: [...labelRows].sort((a, b) => compareCodePoints(a.name, b.name) || a.createdAt - b.createdAt),
   });
-  await (ctx.groupedDb ?? ctx.db).batch([
+  await (ctx.groupedDb?.() ?? ctx.db).batch([
     ...(claim ? recordStatements(ctx, claim, taken, 201, body) : []),
     guard
       ? insertJsonRows(ctx.db, posts, [post], { onlyIf: { ...guard, notNullColumn: "workspaceId" } })
