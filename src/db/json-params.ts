@@ -78,10 +78,7 @@ export function insertJsonRows<T extends SQLiteTable>(
     const at = columns.findIndex(([key]) => key === guard.notNullColumn);
     const column = columns[at]?.[1];
     if (!column?.notNull) throw new Error(`insertJsonRows: ${String(guard.notNullColumn)} is not a NOT NULL column`);
-    const condition =
-      typeof guard.condition === "function"
-        ? guard.condition((i) => sql.raw(`json_extract(r.value, '$[${columns.length + i}]')`))
-        : guard.condition;
+    const condition = guard.condition((i) => sql.raw(`json_extract(r.value, '$[${columns.length + i}]')`));
     unpacked = sql.join(
       names.map((n, i) =>
         i === at
@@ -105,14 +102,14 @@ export function insertJsonRows<T extends SQLiteTable>(
  */
 export interface InsertGuard<T extends SQLiteTable> {
   /**
-   * The condition; as a function, it reads `extras` through `extra(i)` (the i-th extra as the row carries it), so the
-   * statement binds nothing but its rows and its text is the same whatever the values: the same INSERT of several
-   * requests can then run as one (src/db/merged-inserts.ts).
+   * The condition, reading `extras` through `extra(i)` (the i-th extra as the row carries it): the statement binds
+   * nothing but its rows and its text is the same whatever the values, so the same INSERT of several requests can
+   * run as one (src/db/merged-inserts.ts).
    */
-  condition: SQL | ((extra: (i: number) => SQL) => SQL);
+  condition: (extra: (i: number) => SQL) => SQL;
   notNullColumn: keyof T["$inferInsert"] & string;
   /** Values every row carries after its columns, for `condition` to read. */
-  extras?: unknown[];
+  extras: unknown[];
 }
 
 /**

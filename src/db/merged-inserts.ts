@@ -1,8 +1,8 @@
 /**
  * The statements of a group commit's call (src/db/write-groups.ts): the members' batches, with the INSERTs that
  * take their rows as one JSON array (`insertJsonRows`, src/db/json-params.ts) merged when several members send the
- * same one — so a call for N creates holds N guarded post INSERTs, but one INSERT of all their platform rows and one
- * of all their label links, instead of N each. Every statement D1 runs is compiled and executed on the database's
+ * same one — so a call for N creates holds one INSERT of all their posts (each row carrying its own guard), one of all
+ * their platform rows and one of all their label links, instead of N each. Every statement D1 runs is compiled and executed on the database's
  * one writer; merging makes the group's call cost less than the sum of its members' batches.
  *
  * Order is kept where it matters: a member's statements run in its own order (its k-th statement runs in stage k,
