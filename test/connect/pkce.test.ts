@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { fakeFacebookGraph } from "../support/fakes/meta";
 import { createTestWorkspace } from "../support/harness";
 import { clearCookies, connectThroughApi, continueHop, pickAccounts } from "../support/oauth/browser";
-import { fakeFacebookOAuth } from "../support/oauth/fake-oauth";
+import { fakeFacebookOAuth, fakeTikTokOAuth } from "../support/oauth/fake-oauth";
 import { installOAuthNetwork } from "../support/oauth/install";
 
 const cleanups: (() => void)[] = [];
@@ -21,6 +21,11 @@ async function s256(verifier: string): Promise<string> {
     .replace(/\+/g, "-")
     .replace(/\//g, "_")
     .replace(/=+$/, "");
+}
+
+async function s256Hex(verifier: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier)));
+  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 describe("PKCE wherever the network accepts it", () => {
@@ -46,7 +51,8 @@ describe("PKCE wherever the network accepts it", () => {
       const challenge = consent.searchParams.get("code_challenge");
       seen[platform] = challenge !== null;
       if (challenge) {
-        expect(challenge).toMatch(/^[A-Za-z0-9_-]{43}$/);
+        // TikTok: hex of SHA-256 (Login Kit: "You must use hex encoding of SHA256 to generate the code challenge").
+        expect(challenge).toMatch(platform === "tiktok" ? /^[0-9a-f]{64}$/ : /^[A-Za-z0-9_-]{43}$/);
         expect(consent.searchParams.get("code_challenge_method")).toBe("S256");
       } else {
         expect(consent.searchParams.get("code_challenge_method")).toBeNull();
@@ -97,5 +103,67 @@ describe("PKCE wherever the network accepts it", () => {
     expect((await exchange(await codeOf(), "w".repeat(64))).status).toBe(400);
     expect((await exchange(await codeOf(), null)).status).toBe(400);
     expect((await exchange(await codeOf(), verifier)).status).toBe(200);
+  });
+
+  // Issue 35: TikTok's Login Kit ("Code Verifier and Code Challenge", https://developers.tiktok.com/doc/login-kit-desktop)
+  // says "You must use hex encoding of SHA256 to generate the code challenge"; RFC 7636's base64url form is refused.
+  it("TikTok: the consent URL carries hex(SHA-256(verifier)) and the connect completes through the fake", async () => {
+    const ws = await createTestWorkspace();
+    const net = fakeTikTokOAuth({ authOrigin: "https://tiktok-auth.fake", apiOrigin: "https://tiktok.fake" });
+    cleanups.push(installOAuthNetwork(net));
+    const { consentAt, callback } = await connectThroughApi(ws, { platform: "tiktok" });
+    const verifier = net.oauth.tokenRequests[0]!.get("code_verifier")!;
+    expect(verifier).toMatch(/^[A-Za-z0-9_-]{64}$/);
+    expect(new URL(consentAt).searchParams.get("code_challenge")).toBe(await s256Hex(verifier));
+    expect(callback.status, callback.text).toBe(200);
+    const accounts = await ws.api("GET", "/api/social-accounts");
+    expect(accounts.status).toBe(200);
+    expect(accounts.body.map((a: { platform: string; username: string }) => [a.platform, a.username])).toEqual([
+      ["tiktok", "acme.tt"],
+    ]);
+  });
+
+  it("the fake TikTok refuses a base64url challenge (RFC 7636's form) and accepts the hex one", async () => {
+    const net = fakeTikTokOAuth({ authOrigin: "https://tiktok-auth.fake", apiOrigin: "https://tiktok.fake" });
+    const verifier = "t".repeat(64);
+    const codeOf = async (challenge: string) => {
+      const authorize = new URL("https://tiktok-auth.fake/v2/auth/authorize/");
+      for (const [k, v] of Object.entries({
+        client_key: "tt-key",
+        redirect_uri: "https://api.test/api/oauth/tiktok/callback",
+        response_type: "code",
+        scope: "user.info.basic,video.publish",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+      }))
+        authorize.searchParams.set(k, v);
+      const res = await net.routes["https://tiktok-auth.fake"]!(new Request(authorize));
+      return new URL(res!.headers.get("location")!).searchParams.get("code")!;
+    };
+    const exchange = async (code: string) =>
+      (await net.routes["https://tiktok.fake"]!(
+        new Request("https://tiktok.fake/v2/oauth/token/", {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({
+            client_key: "tt-key",
+            client_secret: "tt-secret",
+            code,
+            grant_type: "authorization_code",
+            redirect_uri: "https://api.test/api/oauth/tiktok/callback",
+            code_verifier: verifier,
+          }),
+        }),
+      ))!;
+    const refused = await exchange(await codeOf(await s256(verifier)));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: "invalid_request",
+      error_description: "Code verifier or code challenge is invalid.",
+      log_id: "20261124000000FAKE",
+    });
+    const accepted = await exchange(await codeOf(await s256Hex(verifier)));
+    expect(accepted.status).toBe(200);
+    expect(await accepted.json()).toMatchObject({ open_id: "-000OhfsRdYD7Xbk4D1QXyYE1ldXZsNKTwbu", expires_in: 7200 });
   });
 });

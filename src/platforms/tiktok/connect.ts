@@ -13,7 +13,23 @@ import { registerConnector } from "../registry";
  * TikTok Login Kit v2 with PKCE (S256, required for web: https://developers.tiktok.com/doc/login-kit-web, checked
  * 2026-11-27): `client_key` (not client_id), comma-separated scopes, token answer with
  * `open_id` and `scope`; errors `{error, error_description, log_id}`. Profile from `/v2/user/info/`.
+ *
+ * The challenge is NOT RFC 7636's base64url: TikTok's Login Kit ("Code Verifier and Code Challenge",
+ * https://developers.tiktok.com/doc/login-kit-desktop, checked 2026-12-07) says "You must use hex encoding of SHA256
+ * to generate the code challenge" — `code_challenge = hex(SHA256(code_verifier))`, 64 lowercase hex digits. A
+ * base64url challenge passes the consent page and then fails the token exchange with "Code verifier or code
+ * challenge is invalid." (issue 35). The connect service hands every connector the RFC 7636 form; TikTok's is the
+ * same digest re-encoded (tiktokChallenge).
  */
+/** RFC 7636 S256 challenge (base64url of the SHA-256 digest) → TikTok's: the same 32 bytes in lowercase hex. */
+export function tiktokChallenge(base64UrlChallenge: string): string {
+  const b64 = base64UrlChallenge.replace(/-/g, "+").replace(/_/g, "/");
+  const bytes = atob(b64.padEnd(Math.ceil(b64.length / 4) * 4, "="));
+  let hex = "";
+  for (let i = 0; i < bytes.length; i++) hex += bytes.charCodeAt(i).toString(16).padStart(2, "0");
+  return hex;
+}
+
 const SCOPES = ["user.info.basic", "user.info.profile", "video.publish", "video.upload"];
 
 export const tiktokConnector: PlatformConnector = {
@@ -31,7 +47,7 @@ export const tiktokConnector: PlatformConnector = {
       scope: SCOPES.join(","),
       redirect_uri: input.redirectUri,
       state: input.state,
-      code_challenge: input.codeChallenge,
+      code_challenge: input.codeChallenge ? tiktokChallenge(input.codeChallenge) : null,
       code_challenge_method: "S256",
     });
   },

@@ -29,6 +29,14 @@ export interface OAuthSpec {
   /** How the token endpoint expects the client secret. */
   clientAuth: "form" | "basic";
   pkce: "required" | "optional" | "none";
+  /**
+   * How the network encodes SHA-256(code_verifier) in `code_challenge`: RFC 7636's base64url (default), or hex
+   * (TikTok's Login Kit: "You must use hex encoding of SHA256 to generate the code challenge",
+   * https://developers.tiktok.com/doc/login-kit-desktop).
+   */
+  challengeEncoding?: "base64url" | "hex";
+  /** The token error for a verifier that does not match the challenge (default invalid_grant). */
+  challengeMismatch?: { error: string; description: string };
   scopeSeparator: " " | ",";
   /** The denial the consent page sends back (`error`, `error_description`, extra params). */
   denial: Record<string, string>;
@@ -42,8 +50,9 @@ const jsonResponse = (body: unknown, status = 200, headers: Record<string, strin
     headers: { "content-type": "application/json; charset=utf-8", ...headers },
   });
 
-async function sha256Base64Url(text: string): Promise<string> {
+async function sha256Challenge(text: string, encoding: "base64url" | "hex" = "base64url"): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  if (encoding === "hex") return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
   let s = "";
   for (const b of digest) s += String.fromCharCode(b);
   return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
@@ -166,8 +175,12 @@ export class FakeOAuth {
     }
     if (grant.challenge) {
       const verifier = p.get("code_verifier");
-      if (!verifier || (await sha256Base64Url(verifier)) !== grant.challenge) {
-        return err(400, "invalid_grant", "Code verifier or code challenge is invalid.");
+      if (!verifier || (await sha256Challenge(verifier, this.spec.challengeEncoding)) !== grant.challenge) {
+        const m = this.spec.challengeMismatch ?? {
+          error: "invalid_grant",
+          description: "Code verifier or code challenge is invalid.",
+        };
+        return err(400, m.error, m.description);
       }
     } else if (this.spec.pkce === "required") {
       return err(400, "invalid_request", "Missing code_verifier.");
@@ -658,6 +671,13 @@ export function fakeTikTokOAuth(o: { authOrigin: string; apiOrigin: string }): F
       clientSecret: "tt-secret",
       clientAuth: "form",
       pkce: "required",
+      // "You must use hex encoding of SHA256 to generate the code challenge" (Login Kit, "Code Verifier and Code
+      // Challenge", https://developers.tiktok.com/doc/login-kit-desktop): the token exchange compares
+      // hex(SHA256(code_verifier)) with the challenge, so a base64url challenge (RFC 7636's) never matches and is
+      // refused with the error developers report for it: `invalid_request`, "Code verifier or code challenge is
+      // invalid." (log_id added by rfcError).
+      challengeEncoding: "hex",
+      challengeMismatch: { error: "invalid_request", description: "Code verifier or code challenge is invalid." },
       scopeSeparator: ",",
       denial: { error: "access_denied", error_description: "The user denied the request." },
       tokenError: rfcError({ log_id: "20261124000000FAKE" }),
