@@ -21,6 +21,12 @@ export interface ServiceContext {
    * response's bookmark is then that call's. Absent outside HTTP requests (queue, cron, tests): use `db`.
    */
   groupedDb?: () => Db;
+  /**
+   * Set when a statement built for this request records a webhook event (services/webhooks/outbox.ts); the
+   * transport dispatches once its batches ran (services/webhooks/kick.ts). An object, so copies of the context
+   * (the auth middleware spreads it) share it.
+   */
+  webhookOutbox: { recorded: boolean };
 }
 
 export interface WorkspaceContext extends ServiceContext {

@@ -55,6 +55,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     now: () => Date.now(),
     requestId,
     origin: url.origin,
+    webhookOutbox: { recorded: false },
     waitUntil: (p) => {
       try {
         c.executionCtx.waitUntil(p);

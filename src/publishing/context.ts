@@ -17,6 +17,7 @@ export function backgroundContext(env: Cloudflare.Env, ctx: ExecutionContext, re
     requestId,
     origin: config.PUBLIC_URL,
     waitUntil: (p) => ctx.waitUntil(p),
+    webhookOutbox: { recorded: false },
   };
 }
 

@@ -71,6 +71,7 @@ describe("sealed credentials: bound to their row, carrying a key id", () => {
       config,
       now: () => now,
       requestId: "test",
+      webhookOutbox: { recorded: false },
       origin: "https://api.test",
       waitUntil: () => {},
     };

@@ -239,6 +239,7 @@ describe("a restart with a rotated TOKEN_ENCRYPTION_KEY", () => {
       config: loadConfig(rotated),
       now: () => Date.now(),
       requestId: "test",
+      webhookOutbox: { recorded: false },
       origin: BASE,
       waitUntil: () => {},
     };

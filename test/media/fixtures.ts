@@ -416,6 +416,7 @@ export function workspaceContext(ws: TestWorkspace): WorkspaceContext {
     config: loadConfig(env),
     now: () => Date.now(),
     requestId: "test",
+    webhookOutbox: { recorded: false },
     origin: "https://api.test",
     waitUntil: () => {},
     workspaceId: ws.workspaceId,

@@ -304,6 +304,7 @@ describe("a failed store", () => {
       config: loadConfig(env),
       now: () => Date.now(),
       requestId: "t",
+      webhookOutbox: { recorded: false },
       origin: "https://api.test",
       waitUntil: () => {},
     };

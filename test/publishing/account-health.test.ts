@@ -14,7 +14,7 @@ import { loadAccount, markTokenExpired, refreshAccount } from "../../src/publish
 import { createAdapterContext } from "../../src/publishing/context";
 import { upsertAccounts } from "../../src/services/connect/upsert-accounts";
 import { accessFacts } from "../../src/services/social-accounts/account-health";
-import { decodeAccountSnapshot } from "../../src/services/webhooks/outbox";
+import { decodeAccountSnapshot } from "../../src/services/webhooks/account-snapshot";
 import { phoneMp4 } from "../media/videos";
 import { fakeLinkedIn, LinkedInFake } from "../support/fakes/linkedin";
 import { fakeFacebookGraph, type MetaGraphFake, metaPermissionError } from "../support/fakes/meta";

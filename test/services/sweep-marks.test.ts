@@ -24,6 +24,7 @@ function contextAt(clock: { now: number }, key: string) {
     config: loadConfig(workerEnv),
     now: () => clock.now,
     requestId: "test",
+    webhookOutbox: { recorded: false },
     origin: "https://api.test",
     waitUntil: () => {},
   };

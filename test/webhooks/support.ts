@@ -72,6 +72,7 @@ export function testContext(clock: { now: number }, queue: Queue): ServiceContex
     config: loadConfig(env),
     now: () => clock.now,
     requestId: crypto.randomUUID(),
+    webhookOutbox: { recorded: false },
     origin: "https://api.test",
     waitUntil: (p) => void pending.push(p),
     settle: async () => {

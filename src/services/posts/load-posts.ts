@@ -1,27 +1,19 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { eqFilterOnly, inJsonArray } from "../../db/json-params";
-import { jsonRow } from "../../db/json-rows";
-import { labels, media, postPlatforms, posts, socialAccounts } from "../../db/schema";
+import { posts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
+import { type PostResource, presentPost } from "../../presenters/post";
 import {
-  ACCOUNT_FIELDS,
-  LABEL_FIELDS,
-  MEDIA_FIELDS,
-  POST_FIELDS,
-  POST_PLATFORM_FIELDS,
-  type PostResource,
-  type PresentPostInput,
-  presentPost,
-} from "../../presenters/post";
+  accountJson,
+  decodePostParts,
+  labelJson,
+  mediaJson,
+  platformJson,
+  postJson,
+  type RawPostParts,
+} from "./post-rows";
 import { rememberRendered } from "./rendered-posts";
-
-// Only the columns the resource shows: every column returned costs D1 time.
-const postJson = jsonRow(posts, "posts", POST_FIELDS);
-const platformJson = jsonRow(postPlatforms, "pp", POST_PLATFORM_FIELDS);
-const accountJson = jsonRow(socialAccounts, "sa", ACCOUNT_FIELDS);
-const mediaJson = jsonRow(media, "m", MEDIA_FIELDS);
-const labelJson = jsonRow(labels, "l", LABEL_FIELDS);
 
 /**
  * Issue 20: the media a row's thread items name, as a third element of each platform entry (empty without a thread,
@@ -89,21 +81,10 @@ export interface PostResourceRow {
   labels: string;
 }
 
-type RawRow = unknown[];
-
 /** The resource of one row selected with `POST_RESOURCE_COLUMNS`, remembered for reads that follow (rendered-posts.ts). */
 export function presentPostRow(ctx: WorkspaceContext, row: PostResourceRow & { id: string }): PostResource {
-  const input: PresentPostInput = {
-    post: postJson.decode(JSON.parse(row.post) as RawRow),
-    platforms: (JSON.parse(row.platforms) as [RawRow, RawRow, RawRow[]?][]).map(([platform, account, items]) => ({
-      row: platformJson.decode(platform),
-      account: accountJson.decode(account),
-      itemMedia: (items ?? []).map(mediaJson.decode),
-    })),
-    media: (JSON.parse(row.media) as RawRow[]).map(mediaJson.decode),
-    labels: (JSON.parse(row.labels) as RawRow[]).map(labelJson.decode),
-  };
-  const resource = presentPost(ctx, input);
+  const parts = [row.post, row.platforms, row.media, row.labels].map((part) => JSON.parse(part)) as RawPostParts;
+  const resource = presentPost(ctx, decodePostParts(parts));
   rememberRendered(ctx, row.id, row.revision, resource);
   return resource;
 }

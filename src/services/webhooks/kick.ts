@@ -4,18 +4,13 @@ import { dispatchWebhookEvents } from "./dispatch";
 
 /**
  * Outbox rows are dispatched right after the work that recorded them (the cron dispatches whatever is left, so a
- * Worker that stops in between loses nothing, it only delays). The outbox helpers note the request id here when
- * they build a statement; each transport calls `dispatchRecordedEvents` once its batches have run — a batch that
- * failed left no rows, and dispatching finds nothing.
+ * Worker that stops in between loses nothing, it only delays). The outbox helpers set the context's
+ * `webhookOutbox.recorded` when they build a statement (outbox.ts); each transport calls `dispatchRecordedEvents`
+ * once its batches have run — a batch that failed left no rows, and dispatching finds nothing.
  */
-const recorded = new Set<string>();
-
-export function noteEventsRecorded(ctx: Pick<ServiceContext, "requestId">): void {
-  recorded.add(ctx.requestId);
-}
-
 export function dispatchRecordedEvents(ctx: ServiceContext): void {
-  if (!recorded.delete(ctx.requestId)) return;
+  if (!ctx.webhookOutbox.recorded) return;
+  ctx.webhookOutbox.recorded = false;
   ctx.waitUntil(
     dispatchWebhookEvents(ctx).catch((err) =>
       log("error", "webhook_dispatch_failed", { request_id: ctx.requestId, ...errorFields(err) }),
@@ -24,6 +19,6 @@ export function dispatchRecordedEvents(ctx: ServiceContext): void {
 }
 
 /** For a transport that dispatches in any case (the cron): drops the note without a second dispatch. */
-export function forgetRecordedEvents(ctx: Pick<ServiceContext, "requestId">): void {
-  recorded.delete(ctx.requestId);
+export function forgetRecordedEvents(ctx: Pick<ServiceContext, "webhookOutbox">): void {
+  ctx.webhookOutbox.recorded = false;
 }

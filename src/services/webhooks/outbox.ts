@@ -1,10 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
-import { jsonRow } from "../../db/json-rows";
-import { socialAccounts, webhookEvents } from "../../db/schema";
+import { webhookEvents } from "../../db/schema";
 import { POST_RESOURCE_COLUMNS } from "../posts/load-posts";
+import { accountSnapshotJson } from "./account-snapshot";
 import type { WebhookEventType } from "./event-types";
-import { noteEventsRecorded } from "./kick";
 
 /**
  * The transactional outbox (docs/webhooks.md "Delivery"). Each function returns ONE statement to append to the D1
@@ -17,7 +16,7 @@ import { noteEventsRecorded } from "./kick";
  * `changes()`, which counts the statement's own rows, not its triggers'), so a conditional UPDATE that matched
  * nothing — a duplicate queue delivery, a lost race — sends nothing.
  */
-type EventContext = Pick<ServiceContext, "db" | "now" | "requestId">;
+type EventContext = Pick<ServiceContext, "db" | "now" | "webhookOutbox">;
 
 const EVENT_ID = sql.raw(`'msg_' || lower(hex(randomblob(16)))`);
 
@@ -33,7 +32,8 @@ const changed = (afterChange: boolean | undefined) => (afterChange ? sql`changes
 const POST_SNAPSHOT = sql.raw(`json_array(json(r.post), json(r.platforms), json(r.media), json(r.labels))`);
 
 function insertEvent(ctx: EventContext, select: SQL) {
-  noteEventsRecorded(ctx);
+  // The transport dispatches after its batches ran (kick.ts): a batch that failed left no rows to find.
+  ctx.webhookOutbox.recorded = true;
   // Drizzle's insert-from-select names every column: the selects give (id, workspace_id, type, subject, payload,
   // created_at, dispatched_at). (A `db.run` with bound parameters cannot be batched by drizzle 0.45.)
   return ctx.db.insert(webhookEvents).select(select);
@@ -94,23 +94,6 @@ export function postPlatformEvents(
   );
 }
 
-const accountJson = jsonRow(socialAccounts, "sa", [
-  "id",
-  "platform",
-  "displayName",
-  "username",
-  "avatarUrl",
-  "isActive",
-  "status",
-  "refreshable",
-  "accessEndsAt",
-  "health",
-  "healthReason",
-  "createdAt",
-  "updatedAt",
-]);
-export const decodeAccountSnapshot = accountJson.decode;
-
 /**
  * `account.expiring` / `account.needs_reconnect` (docs/account-health.md) for every account whose health was moved
  * to that state at `now` (`health_changed_at = now`; one account with `accountId`) by a conditional UPDATE earlier
@@ -128,7 +111,7 @@ export function accountHealthEvents(
   const one = opts.accountId === undefined ? sql`` : sql` AND sa.id = ${opts.accountId}`;
   return insertEvent(
     ctx,
-    sql`SELECT ${EVENT_ID}, sa.workspace_id, ${type}, ${sql.raw(accountJson.sql)}, NULL, ${ctx.now()}, NULL
+    sql`SELECT ${EVENT_ID}, sa.workspace_id, ${type}, ${sql.raw(accountSnapshotJson.sql)}, NULL, ${ctx.now()}, NULL
     FROM social_accounts sa WHERE ${changed(opts.afterChange)}sa.health = ${health} AND sa.health_changed_at = ${now}${one}
       AND ${subscribed(sql`sa.workspace_id`, sql`${type}`)}`,
   );
@@ -143,7 +126,7 @@ export function accountEvent(
 ) {
   return insertEvent(
     ctx,
-    sql`SELECT ${EVENT_ID}, sa.workspace_id, ${type}, ${sql.raw(accountJson.sql)}, NULL, ${ctx.now()}, NULL
+    sql`SELECT ${EVENT_ID}, sa.workspace_id, ${type}, ${sql.raw(accountSnapshotJson.sql)}, NULL, ${ctx.now()}, NULL
     FROM social_accounts sa WHERE ${changed(opts.afterChange)}sa.id = ${accountId}
       AND ${subscribed(sql`sa.workspace_id`, sql`${type}`)}`,
   );
