@@ -35,7 +35,7 @@ export async function presentedBrowserHash(c: Context<AppEnv>): Promise<string |
   return value && VALUE.test(value) ? sha256Hex(value) : null;
 }
 
-/** The Set-Cookie header of a binding, alive as long as a state (CONNECT_STATE_TTL_SECONDS). */
+/** The Set-Cookie header of a binding, alive as long as a state and its expired row (bindingLifetimeSeconds). */
 export function bindingCookie(binding: BrowserBinding, maxAgeSeconds: number): string {
   return `${BROWSER_COOKIE}=${binding.value}; Max-Age=${maxAgeSeconds}; Path=/; Secure; HttpOnly; SameSite=Lax`;
 }

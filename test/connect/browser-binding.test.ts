@@ -1,7 +1,7 @@
 // Issue 25 (4): an OAuth flow is bound to the browser that started it (RFC 9700 §4.7: a `__Host-` cookie set by a
 // first-party hop, checked at the callback), and every hosted page names the workspace that asks.
 import { env } from "cloudflare:workers";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fakeFacebookGraph } from "../support/fakes/meta";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 import { browse, clearCookies, consent, cookieJar, formOf, postForm } from "../support/oauth/browser";
@@ -19,7 +19,8 @@ const OTHER_BROWSER =
 const NAME = "Acme & <Bakery>";
 const NAMED = "Workspace: <strong>Acme &amp; &lt;Bakery&gt;</strong>";
 const HOP = /^https:\/\/api\.test\/connect\/authorize\/([A-Za-z0-9_-]{43})$/;
-const COOKIE = /^__Host-esp-connect=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/; Secure; HttpOnly; SameSite=Lax$/;
+// Max-Age: CONNECT_STATE_TTL_SECONDS (600) and the day an expired state is kept (issue 35).
+const COOKIE = /^__Host-esp-connect=[A-Za-z0-9_-]{43}; Max-Age=87000; Path=\/; Secure; HttpOnly; SameSite=Lax$/;
 
 const xNetwork = (): FakeNetwork => installConnectedX(cleanups).net;
 
@@ -139,6 +140,89 @@ describe("the flow is bound to the browser that started it", () => {
     const second = await consent(two.headers.get("location")!);
     expect((await browse("GET", second)).status).toBe(200);
     expect((await browse("GET", first)).status).toBe(200);
+  });
+});
+
+describe("a consent that comes back after CONNECT_STATE_TTL_SECONDS (issue 35)", () => {
+  const TTL_MS = 600_000;
+  const EXPIRED = "This sign-in link has expired. Start connecting the account again.";
+  const countStates = async (ws: TestWorkspace) =>
+    (
+      await env.DB.prepare("SELECT COUNT(*) AS n FROM oauth_states WHERE workspace_id = ?")
+        .bind(ws.workspaceId)
+        .first<{ n: number }>()
+    )?.n;
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("says it expired and goes back to the link's redirect_url, in the browser that started it", async () => {
+    // Only Date is faked: the Worker's clock moves when the test says so, timers and I/O stay real.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t0 = Date.now();
+    const ws = await createTestWorkspace();
+    const net = xNetwork();
+    const path = await linkPath(ws, { redirect_url: "https://app.example/after" });
+    const { action, csrf } = formOf((await browse("GET", path)).text);
+    const start = await postForm(action, [
+      ["csrf", csrf],
+      ["platform", "x"],
+    ]);
+    expect(start.status).toBe(303);
+    // The browser keeps the binding cookie as long as its Max-Age says, and drops it after (RFC 6265 §5.2.2).
+    const [setCookie] = start.headers.getSetCookie();
+    const maxAgeMs = Number(/Max-Age=(\d+)/.exec(setCookie!)![1]) * 1000;
+    const cookie = setCookie!.split(";")[0]!;
+    const callbackPath = await consent(start.headers.get("location")!);
+
+    // The user lingers on the consent page past the state's lifetime; meanwhile another flow starts (and sweeps).
+    vi.setSystemTime(t0 + TTL_MS + 60_000);
+    const other = await createTestWorkspace();
+    expect((await other.api("POST", "/api/social-accounts/connect", { platform: "x" })).status).toBe(200);
+
+    // Another browser (or one without the cookie) is told it expired, and learns nothing else; the state stays.
+    const elsewhere = await browse("GET", callbackPath, { cookies: false });
+    expect(elsewhere.status).toBe(400);
+    expect(elsewhere.headers.get("location")).toBeNull();
+    expect(elsewhere.text).toContain("<h1>The account was not connected</h1>");
+    expect(elsewhere.text).toContain(EXPIRED);
+    expect(await countStates(ws)).toBe(1);
+
+    // The browser that started it still holds its cookie, and goes back to the link's redirect_url.
+    expect(Date.now() - t0).toBeLessThan(maxAgeMs);
+    const back = await browse("GET", callbackPath, { headers: { Cookie: cookie } });
+    expect(back.status).toBe(303);
+    const to = new URL(back.headers.get("location")!);
+    expect({ at: to.origin + to.pathname, params: Object.fromEntries(to.searchParams) }).toEqual({
+      at: "https://app.example/after",
+      params: { error: "invalid_state", error_description: EXPIRED },
+    });
+    expect(net.oauth.tokenRequests).toHaveLength(0);
+    expect(await countAccounts(ws)).toBe(0);
+    expect(await countStates(ws)).toBe(0);
+
+    // Used once: a second visit is the unknown state (no redirect_url to go back to).
+    const again = await browse("GET", callbackPath, { headers: { Cookie: cookie } });
+    expect(again.status).toBe(400);
+    expect(again.text).toContain("This sign-in link is invalid or was already used.");
+  });
+
+  it("an expired state is kept a day (then swept when a new state is made)", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const t0 = Date.now();
+    const ws = await createTestWorkspace();
+    xNetwork();
+    expect((await ws.api("POST", "/api/social-accounts/connect", { platform: "x" })).status).toBe(200);
+    const sweep = async () => {
+      const other = await createTestWorkspace();
+      expect((await other.api("POST", "/api/social-accounts/connect", { platform: "x" })).status).toBe(200);
+    };
+    vi.setSystemTime(t0 + TTL_MS + 86_400_000 - 60_000);
+    await sweep();
+    expect(await countStates(ws)).toBe(1);
+    vi.setSystemTime(t0 + TTL_MS + 86_400_000 + 60_000);
+    await sweep();
+    expect(await countStates(ws)).toBe(0);
   });
 });
 

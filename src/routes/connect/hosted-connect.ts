@@ -19,7 +19,7 @@ import { issuingKeyLive, issuingPersonLive, KEY_ENDED } from "../../services/con
 import { requesterOf } from "../../services/connect/requester";
 import { consumeSelection, type OpenSelection, readSelection } from "../../services/connect/selections";
 import { normalizeInstance, startConnect } from "../../services/connect/start-connect";
-import { bindState, readUnboundState } from "../../services/connect/states";
+import { bindingLifetimeSeconds, bindState, readUnboundState } from "../../services/connect/states";
 import { type ConnectWindow, throttleConnect } from "../../services/connect/throttle";
 import { mac, macMatches } from "../../services/connect/tokens";
 import { upsertAccounts } from "../../services/connect/upsert-accounts";
@@ -235,7 +235,7 @@ export function registerHostedConnect(app: App) {
     const bound = await bindState(service, nonce, binding.hash);
     if (!bound) return authorizeGone(c);
     const res = seeOther(bound.authorizeUrl);
-    res.headers.append("Set-Cookie", bindingCookie(binding, service.config.CONNECT_STATE_TTL_SECONDS));
+    res.headers.append("Set-Cookie", bindingCookie(binding, bindingLifetimeSeconds(service.config)));
     return res;
   });
 
@@ -266,7 +266,7 @@ export function registerHostedConnect(app: App) {
         { apiKeyId: link.apiKeyId, browserHash: binding.hash },
       );
       const res = seeOther(url);
-      res.headers.append("Set-Cookie", bindingCookie(binding, service.config.CONNECT_STATE_TTL_SECONDS));
+      res.headers.append("Set-Cookie", bindingCookie(binding, bindingLifetimeSeconds(service.config)));
       return res;
     } catch (err) {
       if (err instanceof AppError && err.code === "validation") {

@@ -8,7 +8,7 @@ import { linkExists } from "./connect-links";
 import { issuingKeyLive, issuingPersonLive } from "./issuing-key";
 import { requesterOf } from "./requester";
 import { createSelection } from "./selections";
-import { consumeState } from "./states";
+import { consumeState, EXPIRED_STATE } from "./states";
 import { upsertAccounts } from "./upsert-accounts";
 
 export interface CallbackQuery {
@@ -91,7 +91,7 @@ export async function completeConnect(
   const requester = await requesterOf(ctx, workspaceId, payload.link_id);
   try {
     if (state.expired) {
-      throw new ConnectError("invalid_state", "This sign-in link has expired. Start connecting the account again.");
+      throw new ConnectError("invalid_state", EXPIRED_STATE);
     }
     // The key that started the flow (or made its link) ended, or the link was deleted: the flow ends with them.
     if (

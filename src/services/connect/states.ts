@@ -23,6 +23,19 @@ const PURPOSE = "oauth-state";
 export const OTHER_BROWSER =
   "This sign-in was started in another browser, or this browser did not keep its sign-in cookie. Open the connect link again in this browser, with cookies allowed for this site.";
 const UNKNOWN_STATE = "This sign-in link is invalid or was already used. Start connecting the account again.";
+export const EXPIRED_STATE = "This sign-in link has expired. Start connecting the account again.";
+
+/**
+ * How long an expired state is kept (issue 35): a browser that comes back from the network's consent page after
+ * CONNECT_STATE_TTL_SECONDS still learns that its flow expired (`invalid_state`) and goes back to the flow's
+ * redirect_url, instead of "invalid or already used" with nowhere to go. The binding cookie lives as long
+ * (bindingLifetimeSeconds), so it is still there to show that this is the browser that started the flow.
+ */
+export const EXPIRED_STATE_KEPT_SECONDS = 24 * 60 * 60;
+
+/** Max-Age of the browser binding cookie: the state's life and the day its expired row is kept. */
+export const bindingLifetimeSeconds = (config: { CONNECT_STATE_TTL_SECONDS: number }) =>
+  config.CONNECT_STATE_TTL_SECONDS + EXPIRED_STATE_KEPT_SECONDS;
 
 /** What the hosted pages say when a state or selection was sealed under a key the server no longer has. */
 export const UNREADABLE_STEP =
@@ -61,8 +74,8 @@ export async function createState(
   const id = await tokenId(nonce);
   const sealed = await sealSecret(ctx, { table: "oauth_states", row: id }, payload);
   await ctx.db.batch([
-    // Expired states nobody came back for are swept here, by the index on expires_at.
-    ctx.db.delete(oauthStates).where(lt(oauthStates.expiresAt, now)),
+    // States nobody came back for are swept here, by the index on expires_at, a day after they expired.
+    ctx.db.delete(oauthStates).where(lt(oauthStates.expiresAt, now - EXPIRED_STATE_KEPT_SECONDS * 1000)),
     ctx.db.insert(oauthStates).values({
       id,
       workspaceId,
@@ -123,7 +136,12 @@ export async function bindState(ctx: ServiceContext, nonce: string, browserHash:
   return row ? { workspaceId: row.workspaceId, platform: row.platform, authorizeUrl: row.authorizeUrl! } : null;
 }
 
-/** Verifies and consumes a state; anything wrong (format, MAC, unknown, used, expired) is `invalid_state`. */
+/**
+ * Verifies and consumes a state; anything wrong (format, MAC, unknown, used) is `invalid_state`, a live state in
+ * another browser `browser_mismatch`. An expired state is `expired: true` for the browser it is bound to (consumed,
+ * so the caller sends that browser back to its redirect_url with `invalid_state`); in any other browser it is
+ * `invalid_state` "expired" too, but that browser learns nothing more (no redirect_url) and the state stays.
+ */
 export async function consumeState(
   ctx: ServiceContext,
   platform: string,
@@ -158,8 +176,13 @@ export async function consumeState(
         .returning()
     : [];
   if (!row) {
-    const exists = await ctx.db.select({ id: oauthStates.id }).from(oauthStates).where(ours).get();
-    if (exists) throw new ConnectError("browser_mismatch", OTHER_BROWSER);
+    const other = await ctx.db
+      .select({ id: oauthStates.id, expiresAt: oauthStates.expiresAt })
+      .from(oauthStates)
+      .where(ours)
+      .get();
+    if (other && other.expiresAt < ctx.now()) throw new ConnectError("invalid_state", EXPIRED_STATE);
+    if (other) throw new ConnectError("browser_mismatch", OTHER_BROWSER);
     throw new ConnectError("invalid_state", UNKNOWN_STATE);
   }
   // An expired state is consumed too; the caller still learns where to send the browser back to.
