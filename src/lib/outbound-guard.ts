@@ -117,6 +117,23 @@ async function assertReachable(url: URL, policy: OutboundPolicy, signal: AbortSi
   if (reason) throw new OutboundRefusedError(reason, "refused");
   return url;
 }
+/**
+ * Why the host of `url` (already past `outboundRefusal`) may not be contacted, judged now as `guardedFetch` judges it
+ * before each hop, or null: under `OUTBOUND_EGRESS=resolve` its name is resolved over DoH (private, unresolvable, or
+ * a resolver that cannot answer within `timeoutMs`: refused); under `cloudflare`, with `allowPrivate`, or for an IP
+ * literal nothing is asked. For checks ahead of use (a webhook URL when it is saved, issue 35): the name can point
+ * elsewhere later, so `guardedFetch` still checks it again on every call.
+ */
+export async function nameRefusal(url: URL, policy: OutboundPolicy, timeoutMs = 5000): Promise<string | null> {
+  try {
+    await assertReachable(url, policy, AbortSignal.timeout(timeoutMs));
+    return null;
+  } catch (err) {
+    if (!(err instanceof OutboundRefusedError)) throw err;
+    return err.kind === "timeout" ? "The name could not be resolved to check its addresses." : err.message;
+  }
+}
+
 export const ALLOWED_PORTS = new Set(["", "80", "443"]);
 
 const BLOCKED_NAMES = [

@@ -157,4 +157,57 @@ describe("outbound guard off the edge: names are resolved before they are contac
     expect(bad).toEqual([]);
     expect(await mediaRows(ws.workspaceId)).toHaveLength(1);
   });
+
+  it("through the API: under OUTBOUND_EGRESS=resolve a webhook URL's name is resolved at create and update (422 errors.url)", async () => {
+    // Issue 35: the name was judged only at delivery, so an endpoint pointing inward was accepted and failed later.
+    fakeDoh({
+      "hooks.example.net": { A: ["93.184.216.34"] },
+      "hooks.intranet.example.net": { A: ["10.1.2.3"] },
+      "loop.example.net": { AAAA: ["::1"] },
+    });
+    const ws = await createTestWorkspace();
+    const call = async (method: string, path: string, body: unknown) => {
+      const ctx = createExecutionContext();
+      const res = await worker.fetch!(
+        new Request(`https://api.test${path}`, {
+          method,
+          headers: { Authorization: `Bearer ${ws.key}`, "Content-Type": "application/json" },
+          body: JSON.stringify(body),
+        }) as Request<unknown, IncomingRequestCfProperties>,
+        { ...env, OUTBOUND_EGRESS: "resolve", OUTBOUND_DOH_URL: RESOLVE.dohUrl } as unknown as Cloudflare.Env,
+        ctx,
+      );
+      const json = (await res.json()) as Record<string, unknown>;
+      await waitOnExecutionContext(ctx);
+      return { status: res.status, body: json };
+    };
+    const refused = (reason: string) => {
+      const message = `The url is refused: ${reason}`;
+      return { status: 422, body: { message, errors: { url: [message] } } };
+    };
+    const events = ["post.published"];
+    expect(await call("POST", "/api/webhooks", { url: "https://hooks.intranet.example.net/in", events })).toEqual(
+      refused("The name resolves to a private address."),
+    );
+    expect(await call("POST", "/api/webhooks", { url: "https://loop.example.net/in", events })).toEqual(
+      refused("The name resolves to a private address."),
+    );
+    expect(await call("POST", "/api/webhooks", { url: "https://nowhere.example.net/in", events })).toEqual(
+      refused("The name does not resolve."),
+    );
+    const made = await call("POST", "/api/webhooks", { url: "https://hooks.example.net/in", events });
+    expect(made.status).toBe(201);
+    const id = made.body.id as string;
+    expect(await call("PUT", `/api/webhooks/${id}`, { url: "https://hooks.intranet.example.net/in" })).toEqual(
+      refused("The name resolves to a private address."),
+    );
+    // The refused update changed nothing; the endpoint keeps its public URL.
+    const kept = await ws.api("GET", `/api/webhooks/${id}`);
+    expect({ status: kept.status, url: kept.body.url }).toEqual({ status: 200, url: "https://hooks.example.net/in" });
+    const moved = await call("PUT", `/api/webhooks/${id}`, { url: "https://hooks.example.net/other" });
+    expect({ status: moved.status, url: moved.body.url }).toEqual({
+      status: 200,
+      url: "https://hooks.example.net/other",
+    });
+  });
 });

@@ -4,7 +4,7 @@ import { ErrorBag } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { countWebhookEndpoints, presentWebhookEndpoint } from "./endpoints";
 import { generateSecret, sealWebhookSecret } from "./signing";
-import { webhookUrlProblem } from "./url-rules";
+import { webhookUrlRefusal } from "./url-rules";
 
 /** Endpoints per workspace: each event fans out to every subscribed endpoint, so the fan-out stays bounded. */
 export const MAX_WEBHOOK_ENDPOINTS = 20;
@@ -18,7 +18,7 @@ export interface CreateWebhookInput {
 /** Creates an endpoint; the answer carries its signing secret, which is never shown again. */
 export async function createWebhook(ctx: WorkspaceContext, input: CreateWebhookInput) {
   const bag = new ErrorBag();
-  const problem = webhookUrlProblem(ctx.config, input.url);
+  const problem = await webhookUrlRefusal(ctx.config, input.url);
   if (problem) bag.add("url", problem);
   bag.throwIfAny();
   if ((await countWebhookEndpoints(ctx)) >= MAX_WEBHOOK_ENDPOINTS)

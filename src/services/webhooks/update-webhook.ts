@@ -3,7 +3,7 @@ import type { WorkspaceContext } from "../../context";
 import { webhookEndpoints } from "../../db/schema";
 import { ErrorBag, notFound } from "../../lib/errors";
 import { findWebhookEndpoint, presentWebhookEndpoint } from "./endpoints";
-import { webhookUrlProblem } from "./url-rules";
+import { webhookUrlRefusal } from "./url-rules";
 
 export interface UpdateWebhookInput {
   url?: string;
@@ -20,7 +20,7 @@ export async function updateWebhook(ctx: WorkspaceContext, id: string, input: Up
   await findWebhookEndpoint(ctx, id);
   const bag = new ErrorBag();
   if (input.url !== undefined) {
-    const problem = webhookUrlProblem(ctx.config, input.url);
+    const problem = await webhookUrlRefusal(ctx.config, input.url);
     if (problem) bag.add("url", problem);
   }
   bag.throwIfAny();

@@ -1,5 +1,5 @@
 import type { Config } from "../../config";
-import { outboundRefusal } from "../../lib/outbound-guard";
+import { nameRefusal, outboundRefusal } from "../../lib/outbound-guard";
 
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
 
@@ -19,5 +19,22 @@ export function webhookUrlProblem(config: Pick<Config, "MEDIA_FETCH_ALLOW_PRIVAT
   if (url.protocol !== "https:" && !(config.MEDIA_FETCH_ALLOW_PRIVATE && url.protocol === "http:"))
     return "The url field must be an https URL.";
   const reason = outboundRefusal(url, { allowPrivate: config.MEDIA_FETCH_ALLOW_PRIVATE });
+  return reason ? `The url is refused: ${reason}` : null;
+}
+
+/**
+ * `webhookUrlProblem`, and then, where the service resolves names (`OUTBOUND_EGRESS=resolve`), the URL's host name
+ * resolved as delivery would resolve it (issue 35): a name pointing at a loopback or private address, one that does
+ * not resolve, or a resolver that cannot answer is refused when the endpoint is created or its URL changed, not
+ * only at its first delivery. Delivery still checks each time (the name can change meanwhile). Under `cloudflare`
+ * nothing is resolved: the edge's egress does not reach private networks (docs/webhooks.md).
+ */
+export async function webhookUrlRefusal(
+  config: Pick<Config, "MEDIA_FETCH_ALLOW_PRIVATE">,
+  raw: string,
+): Promise<string | null> {
+  const problem = webhookUrlProblem(config, raw);
+  if (problem) return problem;
+  const reason = await nameRefusal(new URL(raw), { allowPrivate: config.MEDIA_FETCH_ALLOW_PRIVATE });
   return reason ? `The url is refused: ${reason}` : null;
 }
