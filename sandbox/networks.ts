@@ -292,6 +292,12 @@ function bluesky(origin: string): SandboxNetwork {
       const body = (await req.json().catch(() => ({}))) as { identifier?: string; password?: string };
       fake.identifier = body.identifier ?? "";
       fake.password = body.password ?? "";
+      // The sandbox's one account answers as the handle typed (issue 35): createSession's input `identifier` is
+      // "Handle or other identifier supported by the server for the authenticating user" and its output carries the
+      // account's `handle` (bluesky-social/atproto lexicons/com/atproto/server/createSession.json), so a handle typed
+      // at sign-in is the handle the server answers with. An email or a DID keeps the current handle.
+      const typed = (body.identifier ?? "").trim().replace(/^@/, "").toLowerCase();
+      if (/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(typed) && !typed.includes("@")) fake.userHandle = typed;
     }
     for (const r of fake.records.values()) {
       if (seeded.has(r.uri)) continue;

@@ -85,16 +85,24 @@ describe("composer body (the state as PUT /api/posts/{post} takes it)", () => {
     expect(body.platforms?.[2]).not.toHaveProperty("first_comment");
   });
 
-  it("draft and publish set the status; schedule without a time sends null so the API names the field", () => {
+  it("draft and publish set the status; no time chosen sends null (an undated draft; scheduling names the field)", () => {
     const state = { content: "", mediaIds: [], labelIds: [], rows: [row({})], scheduledAt: null };
-    expect(updateBody(state, "draft", rules)).not.toHaveProperty("scheduled_at");
+    // Issue 35: an undated draft is null, not the API's default of today 09:00 UTC.
+    expect(updateBody(state, "draft", rules).scheduled_at).toBeNull();
     expect(updateBody(state, "draft", rules).status).toBe("draft");
     expect(updateBody(state, "publish", rules).status).toBe("publishing");
     expect(updateBody(state, "schedule", rules).scheduled_at).toBeNull();
+    // "Save changes" on a scheduled post keeps it scheduled.
+    expect(updateBody({ ...state, scheduledAt: "2030-01-01T09:00:00Z" }, "save", rules)).toMatchObject({
+      status: "scheduled",
+      scheduled_at: "2030-01-01T09:00:00Z",
+    });
     expect(createBody("Hi", [row({})])).toEqual({
       content: "Hi",
+      scheduled_at: null,
       platforms: [{ social_account_id: "acc-x", content_type: "x_post" }],
     });
+    expect(createBody("Hi", [row({})], "2030-01-01T09:00:00Z").scheduled_at).toBe("2030-01-01T09:00:00Z");
   });
 
   it("meta values round-trip through the form's strings", () => {

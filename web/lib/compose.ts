@@ -91,7 +91,15 @@ export function metaValues(fields: readonly MetaFieldInfo[], meta: Record<string
   return values;
 }
 
-export type ComposeAction = "draft" | "schedule" | "publish";
+/**
+ * The button pressed: "draft" saves as (or moves back to) a draft; "schedule" schedules; "save" saves the edits of a
+ * scheduled post and keeps it scheduled ("Save changes"); "publish" publishes now.
+ */
+export type ComposeAction = "draft" | "schedule" | "save" | "publish";
+
+/** The status a button's PUT asks for. */
+export const statusOf = (action: ComposeAction) =>
+  action === "draft" ? ("draft" as const) : action === "publish" ? ("publishing" as const) : ("scheduled" as const);
 
 export interface ComposerState {
   content: string;
@@ -115,11 +123,13 @@ export function updateBody(
   rules: (platform: string) => NetworkRules,
 ): UpdatePost {
   return {
-    status: action === "draft" ? "draft" : action === "schedule" ? "scheduled" : "publishing",
+    status: statusOf(action),
     content: state.content,
     media: state.mediaIds.map((id) => ({ id })),
     label_ids: state.labelIds,
-    ...(state.scheduledAt ? { scheduled_at: state.scheduledAt } : action === "schedule" ? { scheduled_at: null } : {}),
+    // No time chosen: null — a draft stays undated (not the API's default of today 09:00 UTC), and scheduling
+    // without a time is refused on the "Publish at" field.
+    scheduled_at: state.scheduledAt,
     platforms: state.rows.map((row) => {
       const r = rules(row.platform);
       const fields = metaFieldsFor(r.metaFields, row.contentType);
@@ -163,10 +173,19 @@ export function rowOfPath(path: string | null): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** The POST /api/posts body of a new post: its targets and text (meta and the rest follow in the PUT). */
-export function createBody(content: string, rows: readonly ComposerRow[]): Schema<"CreatePostRequest"> {
+/**
+ * The POST /api/posts body of a new post: its targets and text (meta and the rest follow in the PUT). `scheduledAt`
+ * is null when no time is chosen, so the draft is undated rather than the API's default (today 09:00 UTC); the
+ * composer passes the chosen time only when scheduling, so a time gone by is refused before anything is created.
+ */
+export function createBody(
+  content: string,
+  rows: readonly ComposerRow[],
+  scheduledAt: string | null = null,
+): Schema<"CreatePostRequest"> {
   return {
     content,
+    scheduled_at: scheduledAt,
     platforms: rows.map((r) => ({ social_account_id: r.accountId, content_type: r.contentType as ContentType })),
   };
 }

@@ -24,6 +24,7 @@ import {
 } from "../lib/calendar";
 import { excerpt, formatDay, formatMonth, formatTime, formatWeekdayShort } from "../lib/format";
 import { fetchAllPosts, type Post, type PostFilters } from "../lib/post-pages";
+import { shownInstant } from "../lib/post-time";
 import { Link, navigate } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";
@@ -111,6 +112,25 @@ export default function CalendarPage({ location }: PageProps) {
     };
   }, [range.from, range.to, account, label, status, reload]);
 
+  // The "No date" tray (issue 35): drafts without a chosen time have no place on the grid. The API lists posts by
+  // `scheduled_at` descending, undated ones last, and has no filter for "no time": the tray reads the drafts matching
+  // the filters (at most MAX_PAGES pages) and keeps the undated ones.
+  const [undated, setUndated] = useState<Post[]>([]);
+  useEffect(() => {
+    let live = true;
+    setUndated([]);
+    if (status && status !== "draft") return;
+    const filters: PostFilters = { status: "draft" };
+    if (account) filters.social_account_id = account;
+    if (label) filters.label_id = label;
+    void fetchAllPosts(filters).then((result) => {
+      if (live && result.ok) setUndated(result.posts.filter((p) => p.scheduled_at === null));
+    });
+    return () => {
+      live = false;
+    };
+  }, [account, label, status, reload]);
+
   /** A post dropped on a cell: the same PUT as any edit; a refusal (422) is shown in the cell it was dropped on. */
   async function reschedule(postId: string, when: number, cell: string) {
     const post = posts?.find((p) => p.id === postId);
@@ -182,21 +202,22 @@ export default function CalendarPage({ location }: PageProps) {
 
   const byDay = useMemo(() => {
     const groups = new Map<string, Post[]>();
+    // A post sits at the time it went out once published, else at its scheduled time (web/lib/post-time.ts).
     for (const p of posts ?? []) {
-      const at = parseApiTime(p.scheduled_at);
+      const at = shownInstant(p);
       if (at === null) continue;
       const key = dateKey(dayOf(at, timeZone));
       groups.set(key, [...(groups.get(key) ?? []), p]);
     }
-    for (const list of groups.values())
-      list.sort((a, b) => (parseApiTime(a.scheduled_at) ?? 0) - (parseApiTime(b.scheduled_at) ?? 0));
+    for (const list of groups.values()) list.sort((a, b) => (shownInstant(a) ?? 0) - (shownInstant(b) ?? 0));
     return groups;
   }, [posts, timeZone]);
 
   // Plain render functions, not components: a component defined in here would be a new type on every render, and
   // its cells would be replaced while a drag is over them.
   function chip(post: Post) {
-    const at = parseApiTime(post.scheduled_at) ?? 0;
+    const shown = shownInstant(post);
+    const at = shown ?? 0;
     const draggable = editable && post.status === "scheduled";
     const networks = [...new Set(post.platforms.filter((r) => r.enabled).map((r) => r.platform))];
     return (
@@ -220,7 +241,7 @@ export default function CalendarPage({ location }: PageProps) {
             void reschedule(post.id, move.when, move.cell);
           }}
         >
-          <span class="chip-time">{formatTime(at, timeZone)}</span>
+          <span class="chip-time">{shown === null ? "No date" : formatTime(at, timeZone)}</span>
           <span class="chip-networks">
             {networks.map((n) => (
               <NetworkIcon key={n} platform={n} />
@@ -420,7 +441,7 @@ export default function CalendarPage({ location }: PageProps) {
                       {days.map((d) => {
                         const key = dateKey(d);
                         const list = (byDay.get(key) ?? []).filter(
-                          (p) => zonedParts(parseApiTime(p.scheduled_at) ?? 0, timeZone).hour === hour,
+                          (p) => zonedParts(shownInstant(p) ?? 0, timeZone).hour === hour,
                         );
                         return cellOf(d, `${key}@${hour}`, list, (ms) => moveToSlot(ms, d, hour, timeZone));
                       })}
@@ -455,6 +476,15 @@ export default function CalendarPage({ location }: PageProps) {
                 )}
               </p>
             </EmptyState>
+          )}
+          {undated.length > 0 && (
+            <section class="no-date" aria-labelledby="no-date-heading">
+              <h2 id="no-date-heading">No date</h2>
+              <p class="muted small">Drafts without a chosen time: open one to pick its time and schedule it.</p>
+              <ul class="chips" data-testid="no-date">
+                {undated.map(chip)}
+              </ul>
+            </section>
           )}
           <ul class="legend" aria-label="Status colours">
             {STATUSES.map((s) => (

@@ -5,6 +5,7 @@ import { Field, FormErrors } from "../components/form";
 import { networkName } from "../components/network";
 import { ErrorState, Loading } from "../components/states";
 import { preferredTimeZone, setPreferredTimeZone, timeZones } from "../components/time-zone-pref";
+import { toApiTime } from "../lib/calendar";
 import {
   type ComposeAction,
   type ComposerRow,
@@ -173,6 +174,8 @@ type Phase =
 
 let keySeq = 0;
 
+const NOTHING_SAVED = "Nothing was saved: what you typed is still here.";
+
 function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) => void }) {
   const specOf = (platform: string) => data.platforms.find((p) => p.platform === platform);
   const rules = (platform: string): NetworkRules => {
@@ -203,6 +206,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   const names = tabNames(rows, accountName);
   const uploading = media.some((m) => m.progress !== null);
   const editable = !post || EDITABLE.includes(post.status);
+  const scheduled = post?.status === "scheduled";
 
   useEffect(() => {
     if (!focusFirst.current) return;
@@ -283,10 +287,11 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   }
 
   // --- saving ---
-  function fail(error: unknown, fallback: string) {
+  function fail(error: unknown, fallback: string, note?: string) {
     const state = currentState();
     const mapped = mapFieldErrors(error, shownFields(state, rules));
     if (!mapped.first && mapped.general.length === 0) mapped.general.push(fallback);
+    if (note) mapped.general.push(note);
     const row = rowOfPath(mapped.first);
     if (row !== null && rows[row]) setActive(rows[row].accountId);
     else if (mapped.first) setActive("all");
@@ -338,27 +343,49 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
     }
     let current = post;
     let currentRows = rows;
+    let created: Post | null = null;
     if (!current) {
       // A new post: created as a draft with its targets (POST /api/posts takes no meta), then saved like an edit.
-      const { data: created, error } = await api.POST("/api/posts", {
-        body: createBody(content, rows),
+      // Undated unless a time is chosen; when scheduling, the chosen time goes in the POST so a time gone by is
+      // refused before anything exists.
+      const { data: made, error } = await api.POST("/api/posts", {
+        body: createBody(content, rows, action === "schedule" ? state.scheduledAt : null),
       });
-      if (!created) return fail(error, "The post could not be created.");
-      current = created;
+      if (!made) return fail(error, "The post could not be created.", NOTHING_SAVED);
+      created = made;
+      current = made;
       currentRows = rows.map((r) => ({
         ...r,
-        rowId: created.platforms.find((p) => p.social_account.id === r.accountId)?.id ?? null,
+        rowId: made.platforms.find((p) => p.social_account.id === r.accountId)?.id ?? null,
       }));
-      setPost(created);
-      setRows(currentRows);
-      onCreated(created.id);
     }
-    const body = updateBody({ ...state, rows: currentRows }, action, rules);
+    // "Publish now" goes out now: the post's time becomes now, so the calendar and the list find it where it went.
+    const scheduledAt = action === "publish" ? toApiTime(Date.now()) : state.scheduledAt;
+    const body = updateBody({ ...state, scheduledAt, rows: currentRows }, action, rules);
     const { data: saved, error } = await api.PUT("/api/posts/{post}", {
       params: { path: { post: current.id } },
       body,
     });
-    if (!saved) return fail(error, "The post could not be saved.");
+    if (!saved) {
+      if (!created) return fail(error, "The post could not be saved.", NOTHING_SAVED);
+      // A refusal saves nothing (issue 35): the draft made for this try is deleted again, and everything typed —
+      // the per-network texts too — stays on screen for the next try.
+      const removed = await api
+        .DELETE("/api/posts/{post}", { params: { path: { post: created.id } } })
+        .then((r) => r.response.ok)
+        .catch(() => false);
+      if (removed) return fail(error, "The post could not be saved.", NOTHING_SAVED);
+      // Not removed (the connection dropped): the draft exists with the shared text only; the next save edits it.
+      setPost(created);
+      setRows(currentRows);
+      onCreated(created.id);
+      return fail(
+        error,
+        "The post could not be saved.",
+        "A draft with the shared text only was left behind; saving again updates it with everything typed here.",
+      );
+    }
+    if (created) onCreated(created.id);
     setPost(saved);
     setRows(rowsFromPost(saved, specOf));
     setMedia((list) => {
@@ -378,16 +405,21 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
         for (const problem of item.problems) problems.push({ label, problem });
       }
     }
+    const moved = action === "draft" && post?.status === "scheduled";
     setPhase({
       kind: "done",
       post: saved,
       problems,
       message:
-        action === "schedule"
-          ? `Scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
-          : problems.length > 0
-            ? "Saved as a draft. Before it can be scheduled or published:"
-            : "Saved as a draft. It can be scheduled or published as it is.",
+        saved.status === "scheduled"
+          ? action === "save"
+            ? `Changes saved. Still scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+            : `Scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+          : moved
+            ? `Moved to drafts: it no longer goes out${problems.length > 0 ? ". Before it can be scheduled or published:" : " until it is scheduled again."}`
+            : problems.length > 0
+              ? "Saved as a draft. Before it can be scheduled or published:"
+              : "Saved as a draft. It can be scheduled or published as it is.",
     });
   }
 
@@ -476,7 +508,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       <form
         onSubmit={(ev) => {
           ev.preventDefault();
-          void save("draft");
+          void save(scheduled ? "save" : "draft");
         }}
       >
         <fieldset class="accounts-picker">
@@ -689,7 +721,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
             <Field
               path="scheduled_at"
               label="Publish at"
-              hint={`In ${zone}. Needed to schedule.`}
+              hint={`In ${zone}. Needed to schedule; a draft without one stays undated.`}
               error={e.scheduled_at}
             >
               {(a) => (
@@ -732,17 +764,36 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
         </fieldset>
 
         <div class="form-actions compose-actions">
-          <button type="submit" class="button" disabled={busy || uploading || !editable}>
-            {phase.kind === "saving" && phase.action === "draft" ? "Saving…" : "Save draft"}
-          </button>
-          <button
-            type="button"
-            class="button button-primary"
-            disabled={busy || uploading || !editable}
-            onClick={() => void save("schedule")}
-          >
-            {phase.kind === "saving" && phase.action === "schedule" ? "Scheduling…" : "Schedule"}
-          </button>
+          {scheduled ? (
+            <>
+              {/* A scheduled post is edited and stays scheduled; back to draft is its own button (issue 35). */}
+              <button type="submit" class="button button-primary" disabled={busy || uploading || !editable}>
+                {phase.kind === "saving" && phase.action === "save" ? "Saving…" : "Save changes"}
+              </button>
+              <button
+                type="button"
+                class="button"
+                disabled={busy || uploading || !editable}
+                onClick={() => void save("draft")}
+              >
+                {phase.kind === "saving" && phase.action === "draft" ? "Moving…" : "Move to drafts"}
+              </button>
+            </>
+          ) : (
+            <>
+              <button type="submit" class="button" disabled={busy || uploading || !editable}>
+                {phase.kind === "saving" && phase.action === "draft" ? "Saving…" : "Save draft"}
+              </button>
+              <button
+                type="button"
+                class="button button-primary"
+                disabled={busy || uploading || !editable}
+                onClick={() => void save("schedule")}
+              >
+                {phase.kind === "saving" && phase.action === "schedule" ? "Scheduling…" : "Schedule"}
+              </button>
+            </>
+          )}
           <button
             type="button"
             class="button"

@@ -1,12 +1,13 @@
-import { useEffect, useState } from "preact/hooks";
+import { useEffect, useRef, useState } from "preact/hooks";
 import { errorMessage, fieldErrors, type Schema } from "../../sdk/index";
 import { api } from "../api";
 import { LabelChip } from "../components/label-chip";
 import { MetricsChart } from "../components/metrics-chart";
 import { NetworkIcon, networkName } from "../components/network";
 import { ErrorState, Loading } from "../components/states";
-import { StatusBadge } from "../components/status";
+import { StatusBadge, statusLabel } from "../components/status";
 import { useTimeZone } from "../components/time-zone-pref";
+import { toApiTime } from "../lib/calendar";
 import { formatApiTime, formatTime } from "../lib/format";
 import { utcToZoned, zonedToUtc } from "../lib/time-zone";
 import { Link } from "../router";
@@ -20,8 +21,14 @@ type MetricsEntry = Schema<"MetricsEntry">;
 
 /** Metrics answers are cached for 5 minutes per row by the server: asking sooner returns the same numbers. */
 const METRICS_TTL_MS = 5 * 60_000;
-/** While rows are publishing, the page reads the post again this often. */
+/** While rows are publishing, the page reads the post again: every 1.5 s for the first minute, then every 10 s. */
+const FAST_POLL_MS = 1500;
+const FAST_POLLS = 40;
 const PUBLISHING_POLL_MS = 10_000;
+
+/** Whether a row of the post is still on its way: the post is publishing, or an enabled row is. */
+const unsettled = (post: Post) =>
+  post.status === "publishing" || post.platforms.some((r) => r.enabled && r.status === "publishing");
 
 const EDITABLE = new Set(["draft", "scheduled", "failed", "partially_published"]);
 
@@ -80,10 +87,17 @@ export default function PostDetailPage({ params }: PageProps) {
     };
   }, [id, reload, timeZone]);
 
-  // Rows still publishing: read the post again until they settle.
+  // A post being published (after "Publish now", or claimed by the scheduler): read it again until every row has
+  // settled (published or failed), soon at first, then less often; the page then shows each network's result.
+  const polls = useRef(0);
   useEffect(() => {
-    if (!post?.platforms.some((r) => r.enabled && r.status === "publishing")) return;
-    const timer = window.setTimeout(() => setReload((n) => n + 1), PUBLISHING_POLL_MS);
+    if (!post || !unsettled(post)) {
+      polls.current = 0;
+      return;
+    }
+    const wait = polls.current < FAST_POLLS ? FAST_POLL_MS : PUBLISHING_POLL_MS;
+    polls.current += 1;
+    const timer = window.setTimeout(() => setReload((n) => n + 1), wait);
     return () => window.clearTimeout(timer);
   }, [post]);
 
@@ -121,6 +135,11 @@ export default function PostDetailPage({ params }: PageProps) {
     return false;
   }
 
+  /**
+   * The time form: "Schedule" on a draft (or a failed post) schedules it at that time (PUT status=scheduled and
+   * scheduled_at); "Reschedule" on a scheduled post moves it. A time gone by is refused here in plain words, and the
+   * notice says "Scheduled for …" only when the API answered `scheduled`.
+   */
   async function reschedule(e: Event) {
     e.preventDefault();
     setWhenError(null);
@@ -129,17 +148,30 @@ export default function PostDetailPage({ params }: PageProps) {
       setWhenError("Enter a date and a time.");
       return;
     }
+    if (Date.parse(at) <= Date.now()) {
+      setWhenError(`${formatApiTime(at, timeZone)} has already passed. Pick a time in the future.`);
+      return;
+    }
     setAction({ busy: true, message: null, error: null });
-    const { data, error: failed } = await api.PUT("/api/posts/{post}", {
-      params: { path: { post: id } },
-      body: { scheduled_at: at },
-    });
+    const body: Schema<"UpdatePostRequest"> =
+      post?.status === "scheduled" ? { scheduled_at: at } : { status: "scheduled", scheduled_at: at };
+    const { data, error: failed } = await api.PUT("/api/posts/{post}", { params: { path: { post: id } }, body });
     if (data) {
       setPost(data);
-      setAction({ busy: false, message: `Scheduled for ${formatApiTime(data.scheduled_at, timeZone)}.`, error: null });
+      setWhen(utcToZoned(data.scheduled_at, timeZone) ?? "");
+      setAction({
+        busy: false,
+        message:
+          data.status === "scheduled"
+            ? `Scheduled for ${formatApiTime(data.scheduled_at, timeZone)}.`
+            : `The time was saved, but the post is ${statusLabel(data.status).toLowerCase()}: it is not scheduled.`,
+        error: null,
+      });
     } else {
       setAction({ busy: false, message: null, error: null });
-      setWhenError(fieldErrors(failed).scheduled_at?.[0] ?? errorMessage(failed, "The time could not be changed."));
+      const fields = fieldErrors(failed);
+      const first = fields.scheduled_at?.[0] ?? Object.values(fields)[0]?.[0];
+      setWhenError(first ?? errorMessage(failed, "The post could not be scheduled."));
     }
   }
 
@@ -181,7 +213,9 @@ export default function PostDetailPage({ params }: PageProps) {
           {post.status === "published" || post.status === "partially_published"
             ? `Published ${formatApiTime(post.published_at, timeZone)}`
             : post.status === "draft"
-              ? `Not scheduled yet; planned for ${formatApiTime(post.scheduled_at, timeZone)}`
+              ? post.scheduled_at
+                ? `Not scheduled yet; planned for ${formatApiTime(post.scheduled_at, timeZone)}`
+                : "Not scheduled yet; no date chosen"
               : `Scheduled for ${formatApiTime(post.scheduled_at, timeZone)}`}{" "}
           <span class="muted small">({timeZone})</span>
         </p>
@@ -252,7 +286,13 @@ export default function PostDetailPage({ params }: PageProps) {
                   type="button"
                   class="button button-primary"
                   disabled={action.busy}
-                  onClick={() => void update({ status: "publishing" }, "Publishing now.")}
+                  onClick={() =>
+                    // The post's time becomes now: the calendar and the list find it where it went out.
+                    void update(
+                      { status: "publishing", scheduled_at: toApiTime(Date.now()) },
+                      "Publishing now: this page follows it until every network has answered.",
+                    )
+                  }
                 >
                   Publish now
                 </button>
@@ -301,7 +341,8 @@ export default function PostDetailPage({ params }: PageProps) {
                   <NetworkIcon platform={row.platform} withName />
                   <br />
                   <span class="small muted">
-                    {row.social_account.display_name} @{row.social_account.username}
+                    {row.social_account.display_name}
+                    {row.social_account.username ? ` @${row.social_account.username}` : ""}
                   </span>
                 </td>
                 <td>

@@ -7,12 +7,20 @@ import { EmptyState, ErrorState, Loading } from "../components/states";
 import { StatusBadge, statusLabel } from "../components/status";
 import { useTimeZone } from "../components/time-zone-pref";
 import { addDays, parseDateKey, toApiTime, zonedToUtc } from "../lib/calendar";
-import { excerpt, formatApiTime } from "../lib/format";
+import { excerpt, formatDateTime } from "../lib/format";
 import type { PostFilters } from "../lib/post-pages";
+import { shownAt, type TimedPost } from "../lib/post-time";
 import { Link, navigate } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";
 import { useSession } from "../session-context";
+
+/** The list's "When": the time a post went out once published, else its scheduled time; "No date" for an undated draft. */
+function whenText(post: TimedPost, timeZone: string): string {
+  const { at, kind } = shownAt(post);
+  if (at === null) return "No date";
+  return kind === "published" ? `Published ${formatDateTime(at, timeZone)}` : formatDateTime(at, timeZone);
+}
 
 const STATUSES = ["draft", "scheduled", "publishing", "published", "partially_published", "failed"] as const;
 const FILTER_KEYS = ["status", "label", "account", "from", "to"] as const;
@@ -149,7 +157,7 @@ export default function PostsPage({ location }: PageProps) {
               </caption>
               <thead>
                 <tr>
-                  <th scope="col">Scheduled</th>
+                  <th scope="col">When</th>
                   <th scope="col">Post</th>
                   <th scope="col">Networks</th>
                   <th scope="col">Status</th>
@@ -159,7 +167,7 @@ export default function PostsPage({ location }: PageProps) {
               <tbody>
                 {result.data.map((p) => (
                   <tr key={p.id}>
-                    <td>{formatApiTime(p.scheduled_at, timeZone)}</td>
+                    <td>{whenText(p, timeZone)}</td>
                     <td>
                       <Link to={`/posts/${p.id}`}>{excerpt(p.content)}</Link>
                     </td>

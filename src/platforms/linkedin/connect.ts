@@ -83,7 +83,12 @@ export const linkedinConnector: PlatformConnector = {
           platform: "linkedin",
           platformUserId: String(me.sub),
           displayName: me.name ?? [me.given_name, me.family_name].filter(Boolean).join(" ") ?? "LinkedIn member",
-          username: me.email ?? me.name ?? "",
+          // No handle: LinkedIn's OpenID userinfo holds the member's id (`sub`), name, picture and — with the `email`
+          // scope, which we do not ask for — the email address ("profile: Required to retrieve the member's lite
+          // profile including their id, name, and profile picture. email: Required to retrieve the member's email
+          // address.", learn.microsoft.com/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2). An
+          // email is not a handle and must not be shown as one (issue 35): the username stays empty.
+          username: "",
           avatarUrl: me.picture ?? null,
           meta: {},
           ...credentialsOf(token, ctx.now()),

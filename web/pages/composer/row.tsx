@@ -257,9 +257,9 @@ export function RowEditor({
         </fieldset>
       )}
       <section class="fit" aria-label={`What ${tabName} takes`}>
-        <h3 class="small-heading">
+        <h2 class="small-heading">
           What {tabName} takes{type ? ` (${type.label})` : ""}
-        </h3>
+        </h2>
         <ul class="small">
           {fitNotes(type).map((n) => (
             <li key={n}>{n}</li>
@@ -268,7 +268,7 @@ export function RowEditor({
       </section>
       {(own.length > 0 || shared.length > 0) && (
         <section class="problems" aria-label={`Problems on ${tabName}`}>
-          <h3 class="small-heading">Scheduling would refuse this for {tabName}:</h3>
+          <h2 class="small-heading">Scheduling would refuse this for {tabName}:</h2>
           <ul>
             {[...shared, ...own].map((x) => (
               <li key={x.field + x.message}>{x.message}</li>
@@ -366,10 +366,10 @@ export function Preview({
   const shown = media.filter((m) => m.id && m.url);
   return (
     <section class="preview" aria-label={`Preview on ${networkLabel}`}>
-      <h3 class="small-heading">Preview on {networkLabel}</h3>
+      <h2 class="small-heading">Preview on {networkLabel}</h2>
       <div class="preview-card">
         <p class="preview-account">
-          <strong>{accountName}</strong> <span class="muted">@{username}</span>
+          <strong>{accountName}</strong> {username && <span class="muted">@{username}</span>}
         </p>
         <p class="preview-text">{text || <span class="muted">(no text)</span>}</p>
         {main?.over && <p class="counter-over small">{main.length - main.max} over the limit: it will not publish.</p>}
