@@ -530,45 +530,6 @@ test("issue 35: the post page's Schedule schedules a draft (a past time refused 
     await page.getByTestId("no-date").locator(`.chip[data-post="${undatedId}"]`).waitFor();
     assert.equal(await page.locator(`td .chip[data-post="${undatedId}"]`).count(), 0, "not on the grid");
 
-    // 3. A post scheduled days ahead, published now through the API: the calendar (week and month) and the posts
-    // list show it when it went out (published_at), not at its scheduled time.
-    const ahead = await dash.api("POST", "/api/posts", {
-      content: "Out early: soup festival",
-      scheduled_at: apiTime(inDays(3, 10)),
-      platforms: [{ social_account_id: bluesky.id, content_type: "bluesky_post" }],
-    });
-    assert.equal(ahead.status, 201, JSON.stringify(ahead.body));
-    assert.equal((await dash.api("PUT", `/api/posts/${ahead.body.id}`, { status: "publishing" })).status, 200);
-    let out;
-    for (const deadline = Date.now() + 30_000; ; ) {
-      out = await get(ahead.body.id);
-      if (out.status === "published") break;
-      assert.ok(Date.now() < deadline, `not published: ${JSON.stringify(out)}`);
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    assert.equal(out.scheduled_at, apiTime(inDays(3, 10)));
-    const outAt = Date.parse(`${out.published_at.replace(" ", "T")}Z`);
-    const outDay = dayIn(outAt, "UTC");
-    const outHour = new Date(outAt).getUTCHours();
-    await open(page, `/calendar?view=week&date=${outDay}`, "Calendar");
-    const weekChip = page.locator(`.chip[data-post="${ahead.body.id}"]`);
-    await weekChip.waitFor();
-    assert.equal(await weekChip.locator("xpath=ancestor::td").getAttribute("data-testid"), `cell-${outDay}@${outHour}`);
-    await open(page, `/calendar?date=${outDay}`, "Calendar");
-    const monthChip = page.locator(`.chip[data-post="${ahead.body.id}"]`);
-    await monthChip.waitFor();
-    assert.equal(await monthChip.locator("xpath=ancestor::td").getAttribute("data-testid"), `cell-${outDay}`);
-    await open(page, "/posts", "Posts");
-    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Out early: soup festival" }) });
-    const shown = await page.evaluate(
-      (ms) =>
-        new Intl.DateTimeFormat(undefined, { timeZone: "UTC", dateStyle: "medium", timeStyle: "short" }).format(ms),
-      outAt,
-    );
-    assert.equal(await row.getByRole("cell").first().innerText(), `Published ${shown}`);
-    const undatedRow = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Soup of the day" }) });
-    assert.equal(await undatedRow.getByRole("cell").first().innerText(), "No date");
-
     // 5. "Publish now" on the post page: the page follows the post until every network has answered, and shows
     // published without a reload, as the API does.
     await open(page, `/posts/${draftId}`, "Post");
@@ -586,6 +547,59 @@ test("issue 35: the post page's Schedule schedules a draft (a past time refused 
       "Published",
     );
     assert.ok(await page.getByRole("link", { name: "View on Bluesky" }).isVisible());
+  });
+
+  // 3. A post scheduled later, published now through the API (which keeps its scheduled time): the calendar (week and
+  // month) and the posts list show it when it went out (published_at), not at its scheduled time. The person's zone
+  // puts "now" near noon, so two hours later is the same local day, week and month whatever the hour of the run.
+  const offset = 12 - new Date().getUTCHours();
+  const zone = offset === 0 ? "UTC" : offset > 0 ? `Etc/GMT-${offset}` : `Etc/GMT+${-offset}`;
+  const later = Math.ceil((Date.now() + 2 * 3_600_000) / 1000) * 1000;
+  const ahead = await dash.api("POST", "/api/posts", {
+    content: "Out early: soup festival",
+    scheduled_at: apiTime(later),
+    platforms: [{ social_account_id: bluesky.id, content_type: "bluesky_post" }],
+  });
+  assert.equal(ahead.status, 201, JSON.stringify(ahead.body));
+  assert.equal((await dash.api("PUT", `/api/posts/${ahead.body.id}`, { status: "publishing" })).status, 200);
+  let out;
+  for (const deadline = Date.now() + 30_000; ; ) {
+    out = await get(ahead.body.id);
+    if (out.status === "published") break;
+    assert.ok(Date.now() < deadline, `not published: ${JSON.stringify(out)}`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  assert.equal(out.scheduled_at, apiTime(later));
+  const outAt = Date.parse(`${out.published_at.replace(" ", "T")}Z`);
+  const outDay = dayIn(outAt, zone);
+  const hourIn = (ms) =>
+    Number(new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", hourCycle: "h23" }).format(ms));
+  assert.notEqual(hourIn(outAt), hourIn(later));
+  await onPage("issue-35-placement", { timezoneId: zone }, async (page) => {
+    await signIn(page, dash.base, OWNER);
+    await open(page, `/calendar?view=week&date=${outDay}`, "Calendar");
+    const weekChip = page.locator(`.chip[data-post="${ahead.body.id}"]`);
+    await weekChip.waitFor();
+    assert.equal(
+      await weekChip.locator("xpath=ancestor::td").getAttribute("data-testid"),
+      `cell-${outDay}@${hourIn(outAt)}`,
+    );
+    await open(page, `/calendar?date=${outDay}`, "Calendar");
+    const monthChip = page.locator(`.chip[data-post="${ahead.body.id}"]`);
+    await monthChip.waitFor();
+    assert.equal(await monthChip.locator("xpath=ancestor::td").getAttribute("data-testid"), `cell-${outDay}`);
+    assert.match(await monthChip.innerText(), new RegExp(`^${String(hourIn(outAt)).padStart(2, "0")}:`));
+    await open(page, "/posts?status=published", "Posts");
+    const row = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Out early: soup festival" }) });
+    const shown = await page.evaluate(
+      ([ms, timeZone]) =>
+        new Intl.DateTimeFormat(undefined, { timeZone, dateStyle: "medium", timeStyle: "short" }).format(ms),
+      [outAt, zone],
+    );
+    assert.equal(await row.getByRole("cell").first().innerText(), `Published ${shown}`);
+    await open(page, "/posts?status=draft", "Posts");
+    const undatedRow = page.getByRole("row").filter({ has: page.getByRole("link", { name: "Soup of the day" }) });
+    assert.equal(await undatedRow.getByRole("cell").first().innerText(), "No date");
   });
 });
 

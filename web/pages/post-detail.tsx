@@ -25,6 +25,7 @@ const METRICS_TTL_MS = 5 * 60_000;
 const FAST_POLL_MS = 1500;
 const FAST_POLLS = 40;
 const PUBLISHING_POLL_MS = 10_000;
+const PUBLISHING_NOW = "Publishing now: this page follows it until every network has answered.";
 
 /** Whether a row of the post is still on its way: the post is publishing, or an enabled row is. */
 const unsettled = (post: Post) =>
@@ -92,6 +93,13 @@ export default function PostDetailPage({ params }: PageProps) {
   const polls = useRef(0);
   useEffect(() => {
     if (!post || !unsettled(post)) {
+      // Followed to the end: the notice says how it went (each network's row says why).
+      if (post && polls.current > 0)
+        setAction((a) =>
+          a.message === PUBLISHING_NOW
+            ? { ...a, message: `Publishing finished: ${statusLabel(post.status).toLowerCase()}.` }
+            : a,
+        );
       polls.current = 0;
       return;
     }
@@ -288,10 +296,7 @@ export default function PostDetailPage({ params }: PageProps) {
                   disabled={action.busy}
                   onClick={() =>
                     // The post's time becomes now: the calendar and the list find it where it went out.
-                    void update(
-                      { status: "publishing", scheduled_at: toApiTime(Date.now()) },
-                      "Publishing now: this page follows it until every network has answered.",
-                    )
+                    void update({ status: "publishing", scheduled_at: toApiTime(Date.now()) }, PUBLISHING_NOW)
                   }
                 >
                   Publish now
