@@ -241,7 +241,7 @@ test("sandbox: connect X and Mastodon through their consent forms and Bluesky wi
   const links = Object.fromEntries(post.platforms.map((p) => [p.platform, p.platform_url]));
   assert.match(links.x, new RegExp(`^${origin("X")}/alice_x/status/\\d+$`));
   assert.match(links.mastodon, new RegExp(`^${origin("Mastodon")}/@alice/\\d+$`));
-  assert.match(links.bluesky, new RegExp(`^${origin("Bluesky")}/profile/alice\\.bsky\\.sandbox/post/[a-z0-9]{13}$`));
+  assert.match(links.bluesky, new RegExp(`^${origin("Bluesky")}/profile/me\\.example/post/[a-z0-9]{13}$`));
   for (const link of Object.values(links)) {
     const page = await fetch(link);
     assert.equal(page.status, 200, link);
