@@ -3,6 +3,7 @@ import { createApp } from "./app";
 import { loadConfig } from "./config";
 import { setLogLevel } from "./lib/logger";
 import { configureOutboundDns } from "./lib/outbound-guard";
+import { cancellingUnreadBody } from "./lib/unread-body";
 import { handleDeadLetterBatch, handlePublishBatch } from "./publishing/consumer";
 import { backgroundContext } from "./publishing/context";
 import { runCron } from "./publishing/cron";
@@ -24,7 +25,8 @@ function configure(env: Cloudflare.Env) {
 export default {
   fetch(request, env, ctx) {
     configure(env);
-    return app.fetch(request, env, ctx);
+    // An answer given before the body was read cancels the body (src/lib/unread-body.ts).
+    return cancellingUnreadBody(request, app.fetch(request, env, ctx));
   },
   async queue(received, env, ctx) {
     configure(env);

@@ -2,11 +2,13 @@
 // how much the Worker took: a streamed (chunked, no Content-Length) body past the bound is answered 413 after at
 // most the bound plus a chunk; a declared Content-Length past it is answered without reading; a hosted page whose
 // token is unknown answers before reading anything.
-import { exports } from "cloudflare:workers";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { CONNECT_FORM_MAX_BYTES } from "../../src/connect/pages";
+import worker from "../../src/index";
 import { currentFake, fakeOrigin } from "../support/fake-fetch";
-import { BASE, createTestWorkspace, type TestWorkspace } from "../support/harness";
+import { BASE, createTestWorkspace, fileClientIp, type TestWorkspace } from "../support/harness";
 import { clearCookies, connectThroughApi } from "../support/oauth/browser";
 import { fakeXOAuth } from "../support/oauth/fake-oauth";
 import { installOAuthNetwork } from "../support/oauth/install";
@@ -121,6 +123,83 @@ describe("bodies are bounded before they are read", () => {
       expect([path, type, res.status]).toEqual([path, type, 413]);
       expect(JSON.parse(res.text)).toEqual({ message: "Payload too large." });
       expect(body.pulled()).toBeLessThanOrEqual(MB + 2 * CHUNK);
+    }
+  });
+});
+
+/**
+ * A body that never ends: a chunk whenever the reader asks, until it is cancelled. `cancelled` resolves with the
+ * bytes handed out by then; `settled` is that or "still open" after `ms`.
+ */
+function endlessBody(head = "csrf=x&platform=x&pad=") {
+  const prefix = new TextEncoder().encode(head);
+  const filler = new Uint8Array(CHUNK).fill(0x61);
+  let offset = 0;
+  let onCancel: (n: number) => void = () => {};
+  const cancelled = new Promise<number>((resolve) => {
+    onCancel = resolve;
+  });
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        controller.enqueue(offset === 0 ? prefix : filler);
+        offset += offset === 0 ? prefix.length : CHUNK;
+      },
+      cancel() {
+        onCancel(offset);
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  const settled = (ms: number) =>
+    Promise.race([
+      cancelled.then((bytes) => ({ cancelled: true, small: bytes <= 2 * CHUNK })),
+      new Promise((resolve) => setTimeout(() => resolve("still open"), ms)),
+    ]);
+  return { stream, settled };
+}
+
+describe("an early answer cancels the body it did not read (issue 35)", () => {
+  it("unknown tokens, a missing key, a declared length past the bound: answered, and the endless body cancelled", async () => {
+    const ws = await createTestWorkspace();
+    const token = await linkToken(ws);
+    const multipart = { "Content-Type": "multipart/form-data; boundary=x" };
+    const cases: [string, Record<string, string>, number, string][] = [
+      [`/connect/select/${"a".repeat(43)}`, FORM, 404, "<h1>Selection expired</h1>"],
+      [`/connect/${"b".repeat(43)}/start`, FORM, 404, "<h1>Link expired</h1>"],
+      [
+        `/connect/${token}/start`,
+        { ...FORM, "Content-Length": String(64 * MB) },
+        413,
+        "<h1>The form was too large</h1>",
+      ],
+      [`/api/posts/${crypto.randomUUID()}/media`, multipart, 401, '{"message":"Unauthenticated."}'],
+      [`/api/uploads/${crypto.randomUUID()}?expires=1&signature=x`, multipart, 403, '{"message":"Invalid signature."}'],
+      [
+        "/api/labels",
+        { "Content-Type": "application/json", Authorization: `Bearer ${ws.key}`, "Content-Length": String(64 * MB) },
+        413,
+        '{"message":"Payload too large."}',
+      ],
+    ];
+    for (const [path, headers, status, text] of cases) {
+      const body = endlessBody();
+      // The Worker's own fetch handler, in this isolate: the body is the test's stream itself, so its cancel() runs
+      // only when the Worker cancels it (through exports.default the runtime would drop it after the answer anyway).
+      const ctx = createExecutionContext();
+      const answer = await worker.fetch!(
+        new Request(`${BASE}${path}`, {
+          method: "POST",
+          body: body.stream,
+          headers: { "CF-Connecting-IP": fileClientIp(), ...headers },
+        }) as Request<unknown, IncomingRequestCfProperties>,
+        env as unknown as Cloudflare.Env,
+        ctx,
+      );
+      const res = { status: answer.status, text: await answer.text() };
+      await waitOnExecutionContext(ctx);
+      expect({ path, status: res.status, text: res.text.includes(text) }).toEqual({ path, status, text: true });
+      expect({ path, body: await body.settled(2000) }).toEqual({ path, body: { cancelled: true, small: true } });
     }
   });
 });
