@@ -772,6 +772,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/queues": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's queues, oldest first */
+        get: operations["listQueues"];
+        put?: never;
+        /** Create a queue (at most 20 per workspace; the first is the default) */
+        post: operations["createQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get one queue (`default` names the default queue) */
+        get: operations["getQueue"];
+        /** Replace a queue's settings (queued posts keep their slots) */
+        put: operations["updateQueue"];
+        post?: never;
+        /** Delete a queue (its slots are freed; the oldest remaining queue becomes the default) */
+        delete: operations["deleteQueue"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue}/slots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The queue's upcoming slots, each with the post or reservation holding it */
+        get: operations["listQueueSlots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1878,6 +1932,64 @@ export interface components {
                 total: number;
                 last_page: number;
             };
+        };
+        Queue: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            time_zone: string;
+            slots: components["schemas"]["QueueSlot"][];
+            social_account_ids: string[];
+            paused: boolean;
+            is_default: boolean;
+            /**
+             * @description `Y-m-d H:i:s`, UTC.
+             * @example 2026-11-23 09:00:00
+             */
+            created_at: string;
+            /**
+             * @description `Y-m-d H:i:s`, UTC.
+             * @example 2026-11-23 09:00:00
+             */
+            updated_at: string;
+        };
+        QueueSlot: {
+            /** @description ISO weekday: Monday = 1 … Sunday = 7. */
+            weekday: number;
+            /**
+             * @description Wall-clock `HH:MM` in the queue's time zone.
+             * @example 09:00
+             */
+            time: string;
+        };
+        QueueRequest: {
+            /** @description At most 100 characters. */
+            name: string;
+            /**
+             * @description IANA time zone the slot times are read in.
+             * @example Europe/Paris
+             */
+            time_zone: string;
+            /** @description At most 100 slots. */
+            slots: components["schemas"]["QueueSlot"][];
+            /** @description Accounts a post added from the dashboard starts with; may be empty. */
+            social_account_ids?: string[];
+            paused?: boolean;
+            /** @description true makes this the workspace's default queue. */
+            is_default?: boolean;
+        };
+        QueueSlotItem: {
+            /**
+             * @description `Y-m-d H:i:s`, UTC.
+             * @example 2026-11-23 09:00:00
+             */
+            at: string;
+            /** @description The slot's wall-clock time in the queue's zone, `Y-m-d H:i:s`. */
+            local: string;
+            /** Format: uuid */
+            post_id: string | null;
+            /** Format: uuid */
+            reservation_id: string | null;
         };
     };
     responses: never;
@@ -8180,6 +8292,667 @@ export interface operations {
             };
             /** @description The delivery is already pending or being sent, or the endpoint is disabled. */
             409: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQueues: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plain array, no pagination. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Queue"][];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createQueue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueueRequest"];
+            };
+        };
+        responses: {
+            /** @description The created queue. */
+            201: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Queue"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getQueue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Queue id (UUID), or `default`. */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queue. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Queue"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateQueue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Queue id (UUID), or `default`. */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueueRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated queue. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Queue"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteQueue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Queue id (UUID), or `default`. */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listQueueSlots: {
+        parameters: {
+            query?: {
+                /** @description UTC `Y-m-d H:i:s`; slots at or after it. Default: now. */
+                from?: string;
+                /** @description 1–100, default 20. */
+                count?: number;
+            };
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Queue id (UUID), or `default`. */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Plain array, in time order. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueSlotItem"][];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;

@@ -18,6 +18,7 @@ import { registerGetPostMetrics } from "./metrics/get-post-metrics";
 import { registerOAuthCallback } from "./oauth/oauth-callback";
 import { registerPeople } from "./people";
 import { registerPosts } from "./posts";
+import { registerQueues } from "./queues";
 import { registerSignatures } from "./signatures/signatures";
 import { registerSocialAccounts } from "./social-accounts/social-accounts";
 import { registerStartConnect } from "./social-accounts/start-connect";
@@ -55,4 +56,5 @@ export const registrars: ((app: App) => unknown)[] = [
   registerSignedUpload,
   registerServeMedia,
   registerWebhooks,
+  registerQueues,
 ];

@@ -6,6 +6,7 @@ export * from "./lifecycle";
 export * from "./media";
 export * from "./people";
 export * from "./posts";
+export * from "./queues";
 export * from "./signatures";
 export * from "./social-accounts";
 export * from "./sweep-marks";

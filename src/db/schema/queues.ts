@@ -1,0 +1,56 @@
+import { sql } from "drizzle-orm";
+import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { posts } from "./posts";
+import { workspaces } from "./workspaces";
+
+/** A weekly posting time: ISO weekday (Monday = 1) and `HH:MM` wall-clock in the queue's time zone. */
+export interface QueueSlot {
+  weekday: number;
+  time: string;
+}
+
+/** Issue 37 (docs/queues.md): a named set of weekly slots in an IANA time zone. */
+export const queues = sqliteTable(
+  "queues",
+  {
+    id: text("id").primaryKey(),
+    workspaceId: text("workspace_id")
+      .notNull()
+      .references(() => workspaces.id, { onDelete: "cascade" }),
+    name: text("name").notNull(),
+    timeZone: text("time_zone").notNull(),
+    slots: text("slots", { mode: "json" }).$type<QueueSlot[]>().notNull().default([]),
+    socialAccountIds: text("social_account_ids", { mode: "json" }).$type<string[]>().notNull().default([]),
+    paused: integer("paused", { mode: "boolean" }).notNull().default(false),
+    isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+    createdAt: integer("created_at").notNull(),
+    updatedAt: integer("updated_at").notNull(),
+  },
+  (t) => [
+    index("queues_workspace_idx").on(t.workspaceId, t.createdAt),
+    uniqueIndex("queues_one_default_idx").on(t.workspaceId).where(sql`${t.isDefault} = 1`),
+  ],
+);
+
+/**
+ * A held slot (migration 0027): by a post (`post_id`) or a reservation (`post_id` null, `expires_at` set). The
+ * UNIQUE index on (queue_id, at) is the one-post-per-slot rule, enforced by SQLite under any concurrency.
+ */
+export const queueSlots = sqliteTable(
+  "queue_slots",
+  {
+    id: text("id").primaryKey(),
+    queueId: text("queue_id")
+      .notNull()
+      .references(() => queues.id, { onDelete: "cascade" }),
+    workspaceId: text("workspace_id").notNull(),
+    at: integer("at").notNull(),
+    postId: text("post_id").references(() => posts.id, { onDelete: "cascade" }),
+    expiresAt: integer("expires_at"),
+    createdAt: integer("created_at").notNull(),
+  },
+  (t) => [
+    uniqueIndex("queue_slots_queue_at_idx").on(t.queueId, t.at),
+    uniqueIndex("queue_slots_post_idx").on(t.postId),
+  ],
+);

@@ -1,0 +1,272 @@
+import { and, asc, eq, gte, sql } from "drizzle-orm";
+import type { WorkspaceContext } from "../../context";
+import { type QueueSlot, queueSlots, queues, socialAccounts } from "../../db/schema";
+import { ErrorBag, notFound, validationError } from "../../lib/errors";
+import { newId } from "../../lib/ids";
+import { formatYmdHis } from "../../lib/time";
+import { localYmdHis, upcomingSlotTimes } from "./slot-times";
+
+/** Issue 37 bounds (docs/limits.md). */
+export const QUEUES_MAX = 20;
+export const QUEUE_SLOTS_MAX = 100;
+export const QUEUE_NAME_MAX = 100;
+export const QUEUE_ACCOUNTS_MAX = 100;
+export const QUEUE_SLOTS_LIST_MAX = 100;
+
+export interface QueueInput {
+  name: string;
+  time_zone: string;
+  slots: QueueSlot[];
+  social_account_ids?: string[];
+  paused?: boolean;
+  is_default?: boolean;
+}
+
+type QueueRow = typeof queues.$inferSelect;
+
+export interface QueueResource {
+  id: string;
+  name: string;
+  time_zone: string;
+  slots: QueueSlot[];
+  social_account_ids: string[];
+  paused: boolean;
+  is_default: boolean;
+  created_at: string;
+  updated_at: string;
+}
+
+export const presentQueue = (q: QueueRow): QueueResource => ({
+  id: q.id,
+  name: q.name,
+  time_zone: q.timeZone,
+  slots: q.slots,
+  social_account_ids: q.socialAccountIds,
+  paused: q.paused,
+  is_default: q.isDefault,
+  created_at: formatYmdHis(q.createdAt),
+  updated_at: formatYmdHis(q.updatedAt),
+});
+
+/** Slots in week order, duplicates named (one slot per weekday and time). */
+function normalizeSlots(bag: ErrorBag, slots: QueueSlot[]): QueueSlot[] {
+  const seen = new Set<string>();
+  slots.forEach((s, i) => {
+    const key = `${s.weekday} ${s.time}`;
+    if (seen.has(key)) bag.add(`slots.${i}`, "The slots field has a duplicate value.");
+    seen.add(key);
+  });
+  return [...slots].sort((a, b) => a.weekday - b.weekday || a.time.localeCompare(b.time));
+}
+
+async function checkAccounts(ctx: WorkspaceContext, bag: ErrorBag, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = await ctx.db
+    .select({ id: socialAccounts.id })
+    .from(socialAccounts)
+    .where(
+      and(
+        sql`${socialAccounts.id} IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`,
+        eq(socialAccounts.workspaceId, ctx.workspaceId),
+      ),
+    );
+  const known = new Set(found.map((r) => r.id));
+  ids.forEach((id, i) => {
+    if (!known.has(id)) bag.add(`social_account_ids.${i}`, "The selected social account is invalid.");
+  });
+  if (new Set(ids).size !== ids.length)
+    bag.add("social_account_ids", "The social account ids field has a duplicate value.");
+}
+
+export async function listQueues(ctx: WorkspaceContext): Promise<QueueResource[]> {
+  const rows = await ctx.db
+    .select()
+    .from(queues)
+    .where(eq(queues.workspaceId, ctx.workspaceId))
+    .orderBy(asc(queues.createdAt), asc(sql`rowid`));
+  return rows.map(presentQueue);
+}
+
+/** A queue of this workspace by id, or the default one for `"default"`; 404 otherwise. */
+export async function findQueue(ctx: WorkspaceContext, idOrDefault: string): Promise<QueueRow> {
+  const row = await ctx.db
+    .select()
+    .from(queues)
+    .where(
+      and(
+        eq(queues.workspaceId, ctx.workspaceId),
+        idOrDefault === "default" ? eq(queues.isDefault, true) : eq(queues.id, idOrDefault),
+      ),
+    )
+    .get();
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function getQueue(ctx: WorkspaceContext, id: string): Promise<QueueResource> {
+  return presentQueue(await findQueue(ctx, id));
+}
+
+/**
+ * Creates a queue. The first queue of a workspace is its default; `is_default: true` moves the default here. The
+ * 20-queue cap is checked by the INSERT itself (`… WHERE (SELECT count(*) …) < 20`), so concurrent creates cannot
+ * pass it together.
+ */
+export async function createQueue(ctx: WorkspaceContext, input: QueueInput): Promise<QueueResource> {
+  const bag = new ErrorBag();
+  const slots = normalizeSlots(bag, input.slots);
+  await checkAccounts(ctx, bag, input.social_account_ids ?? []);
+  bag.throwIfAny();
+  const now = ctx.now();
+  const id = newId();
+  const ws = ctx.workspaceId;
+  const wantDefault = input.is_default === true;
+  const count = sql`(SELECT count(*) FROM queues WHERE workspace_id = ${ws})`;
+  const [, , inserted] = await ctx.db.batch([
+    ctx.db
+      .update(queues)
+      .set({ isDefault: false, updatedAt: now })
+      .where(
+        and(
+          eq(queues.workspaceId, ws),
+          eq(queues.isDefault, wantDefault ? true : sql`2`),
+          sql`${count} < ${QUEUES_MAX}`,
+        ),
+      ),
+    ctx.db.insert(queues).select(
+      sql`SELECT ${id}, ${ws}, ${input.name}, ${input.time_zone}, ${JSON.stringify(slots)},
+        ${JSON.stringify(input.social_account_ids ?? [])}, ${input.paused ? 1 : 0},
+        CASE WHEN ${wantDefault ? 1 : 0} = 1 OR NOT EXISTS (SELECT 1 FROM queues WHERE workspace_id = ${ws}
+          AND is_default = 1) THEN 1 ELSE 0 END, ${now}, ${now}
+      WHERE ${count} < ${QUEUES_MAX}`,
+    ),
+    ctx.db.select({ isDefault: queues.isDefault }).from(queues).where(eq(queues.id, id)),
+  ]);
+  const row = inserted[0];
+  if (!row) throw validationError({ name: [`A workspace can have at most ${QUEUES_MAX} queues.`] });
+  return presentQueue({
+    id,
+    workspaceId: ws,
+    name: input.name,
+    timeZone: input.time_zone,
+    slots,
+    socialAccountIds: input.social_account_ids ?? [],
+    paused: input.paused ?? false,
+    isDefault: row.isDefault,
+    createdAt: now,
+    updatedAt: now,
+  });
+}
+
+/**
+ * Replaces a queue's settings. Posts already queued keep their slots (slot rows are not touched) — reshuffling
+ * onto new slots is issue 37's step 3, not done yet. `is_default: true` moves the default here; false on the default
+ * queue is refused (a workspace with queues always has one default).
+ */
+export async function updateQueue(ctx: WorkspaceContext, id: string, input: QueueInput): Promise<QueueResource> {
+  const current = await findQueue(ctx, id);
+  const bag = new ErrorBag();
+  const slots = normalizeSlots(bag, input.slots);
+  await checkAccounts(ctx, bag, input.social_account_ids ?? []);
+  if (current.isDefault && input.is_default === false)
+    bag.add("is_default", "Make another queue the default instead: a workspace with queues has one default.");
+  bag.throwIfAny();
+  const now = ctx.now();
+  const isDefault = input.is_default ?? current.isDefault;
+  const next: QueueRow = {
+    ...current,
+    name: input.name,
+    timeZone: input.time_zone,
+    slots,
+    socialAccountIds: input.social_account_ids ?? [],
+    paused: input.paused ?? current.paused,
+    isDefault,
+    updatedAt: now,
+  };
+  await ctx.db.batch([
+    ctx.db
+      .update(queues)
+      .set({ isDefault: false, updatedAt: now })
+      .where(
+        and(
+          eq(queues.workspaceId, ctx.workspaceId),
+          eq(queues.isDefault, isDefault && !current.isDefault ? true : sql`2`),
+        ),
+      ),
+    ctx.db
+      .update(queues)
+      .set({
+        name: next.name,
+        timeZone: next.timeZone,
+        slots: next.slots,
+        socialAccountIds: next.socialAccountIds,
+        paused: next.paused,
+        isDefault: next.isDefault,
+        updatedAt: now,
+      })
+      .where(and(eq(queues.id, current.id), eq(queues.workspaceId, ctx.workspaceId))),
+  ]);
+  return presentQueue(next);
+}
+
+/** Deletes a queue (its held slots go with it); when it was the default, the oldest remaining queue becomes it. */
+export async function deleteQueue(ctx: WorkspaceContext, id: string): Promise<void> {
+  const current = await findQueue(ctx, id);
+  const ws = ctx.workspaceId;
+  await ctx.db.batch([
+    ctx.db.delete(queues).where(and(eq(queues.id, current.id), eq(queues.workspaceId, ws))),
+    ctx.db
+      .update(queues)
+      .set({ isDefault: true, updatedAt: ctx.now() })
+      .where(
+        and(
+          sql`${queues.id} = (SELECT id FROM queues WHERE workspace_id = ${ws} ORDER BY created_at, rowid LIMIT 1)`,
+          sql`NOT EXISTS (SELECT 1 FROM queues WHERE workspace_id = ${ws} AND is_default = 1)`,
+        ),
+      ),
+  ]);
+}
+
+export interface SlotResource {
+  at: string;
+  local: string;
+  post_id: string | null;
+  reservation_id: string | null;
+}
+
+/**
+ * GET /api/queues/{queue}/slots: the next `count` slots after `from` (default now), each with what holds it. One
+ * read of the held slots in that window (by the (queue_id, at) index), whatever the queue holds elsewhere.
+ */
+export async function listQueueSlots(
+  ctx: WorkspaceContext,
+  id: string,
+  opts: { from?: number; count: number },
+): Promise<SlotResource[]> {
+  const queue = await findQueue(ctx, id);
+  const now = ctx.now();
+  const from = opts.from ?? now;
+  const times = upcomingSlotTimes(queue.slots, queue.timeZone, from - 1, opts.count);
+  if (times.length === 0) return [];
+  const held = await ctx.db
+    .select({ at: queueSlots.at, id: queueSlots.id, postId: queueSlots.postId, expiresAt: queueSlots.expiresAt })
+    .from(queueSlots)
+    .where(
+      and(
+        eq(queueSlots.queueId, queue.id),
+        gte(queueSlots.at, times[0]!),
+        sql`${queueSlots.at} <= ${times[times.length - 1]!}`,
+      ),
+    );
+  const byAt = new Map(held.map((h) => [h.at, h]));
+  return times.map((at) => {
+    const h = byAt.get(at);
+    const reserved = h && h.postId === null && (h.expiresAt ?? 0) > now;
+    return {
+      at: formatYmdHis(at),
+      local: localYmdHis(at, queue.timeZone),
+      post_id: h?.postId ?? null,
+      reservation_id: reserved ? h.id : null,
+    };
+  });
+}
