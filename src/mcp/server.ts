@@ -5,6 +5,7 @@ import type { WorkspaceContext } from "../context";
 import { connectTools } from "./connect.tools";
 import { mediaTools } from "./media.tools";
 import { metricsTools, postTools } from "./posts.tools";
+import { queueTools } from "./queues.tools";
 import { registerTools, type ToolDefinition } from "./tool";
 import { webhookTools } from "./webhooks.tools";
 import { workspaceTools } from "./workspace.tools";
@@ -17,6 +18,7 @@ export const toolAreas: ToolDefinition[][] = [
   workspaceTools,
   webhookTools,
   connectTools,
+  queueTools,
 ];
 
 /**

@@ -68,6 +68,9 @@ describe("MCP tool server: workspace tools", () => {
         // Issue 25: connect links can be listed and deleted.
         "list-connect-links-tool",
         "delete-connect-link-tool",
+        // Issue 37: queues (read side).
+        "list-queues-tool",
+        "list-queue-slots-tool",
         // Issue 29: a media item's alt text.
         "update-media-tool",
       ].sort(),

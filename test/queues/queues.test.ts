@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { describeAuth } from "../support/auth-cases";
 import { createTestWorkspace, UUID, YMDHIS } from "../support/harness";
+import { callTool, connectMcp } from "../support/mcp-client";
 
 const SOME_ID = "0b5c1e9e-8f5e-4a8f-9a4e-0c8f1f2d3e4a";
 const queueBody = (over: Record<string, unknown> = {}) => ({
@@ -196,5 +197,23 @@ describe("queues (issue 37)", () => {
     expect(many).toHaveLength(100);
     expect(many[0]).toEqual(["2027-03-22 09:00:00", "2027-03-22 09:00:00"]);
     expect(many[99]).toEqual(["2029-02-12 09:00:00", "2029-02-12 09:00:00"]);
+  });
+});
+
+describe("queue MCP tools (issue 37)", () => {
+  it("list-queues-tool and list-queue-slots-tool answer what REST answers", async () => {
+    const ws = await createTestWorkspace();
+    const q = await ws.api(
+      "POST",
+      "/api/queues",
+      queueBody({ time_zone: "UTC", slots: [{ weekday: 2, time: "10:15" }] }),
+    );
+    const client = await connectMcp(ws.key);
+    expect(await callTool(client, "list-queues-tool")).toEqual({ items: [q.body] });
+    const rest = await ws.api("GET", `/api/queues/${q.body.id}/slots?count=3`);
+    expect(rest.body).toHaveLength(3);
+    expect(await callTool(client, "list-queue-slots-tool", { queue_id: "default", count: 3 })).toEqual({
+      items: rest.body,
+    });
   });
 });
