@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { describeAuth } from "../support/auth-cases";
 import { createTestWorkspace, UUID, YMDHIS } from "../support/harness";
@@ -197,6 +198,64 @@ describe("queues (issue 37)", () => {
     expect(many).toHaveLength(100);
     expect(many[0]).toEqual(["2027-03-22 09:00:00", "2027-03-22 09:00:00"]);
     expect(many[99]).toEqual(["2029-02-12 09:00:00", "2029-02-12 09:00:00"]);
+  });
+});
+
+describe("queue slot holders (issue 37)", () => {
+  it("a slot shows the post holding it, a live reservation, and nothing for an expired one", async () => {
+    const ws = await createTestWorkspace();
+    const q = await ws.api(
+      "POST",
+      "/api/queues",
+      queueBody({ time_zone: "UTC", slots: [{ weekday: 1, time: "09:00" }] }),
+    );
+    const at = (d: string) => Date.parse(`${d}T09:00:00Z`);
+    const postId = crypto.randomUUID();
+    const live = crypto.randomUUID();
+    const now = Date.now();
+    await env.DB.batch([
+      env.DB.prepare(
+        "INSERT INTO posts (id, workspace_id, content, status, scheduled_at, created_at, updated_at) VALUES (?, ?, '', 'scheduled', ?, ?, ?)",
+      ).bind(postId, ws.workspaceId, at("2030-01-07"), now, now),
+      env.DB.prepare(
+        "INSERT INTO queue_slots (id, queue_id, workspace_id, at, post_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?, NULL, ?), (?, ?, ?, ?, NULL, ?, ?), (?, ?, ?, ?, NULL, ?, ?)",
+      ).bind(
+        crypto.randomUUID(),
+        q.body.id,
+        ws.workspaceId,
+        at("2030-01-07"),
+        postId,
+        now,
+        live,
+        q.body.id,
+        ws.workspaceId,
+        at("2030-01-14"),
+        now + 900_000,
+        now,
+        crypto.randomUUID(),
+        q.body.id,
+        ws.workspaceId,
+        at("2030-01-21"),
+        now - 1,
+        now,
+      ),
+    ]);
+    // the same (queue, at) cannot be held twice: the database refuses it
+    await expect(
+      env.DB.prepare(
+        "INSERT INTO queue_slots (id, queue_id, workspace_id, at, post_id, expires_at, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)",
+      )
+        .bind(crypto.randomUUID(), q.body.id, ws.workspaceId, at("2030-01-14"), now + 900_000, now)
+        .run(),
+    ).rejects.toThrow(/UNIQUE constraint failed: queue_slots.queue_id, queue_slots.at/);
+    const res = await ws.api("GET", `/api/queues/${q.body.id}/slots?from=2030-01-01%2000:00:00&count=4`);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([
+      { at: "2030-01-07 09:00:00", local: "2030-01-07 09:00:00", post_id: postId, reservation_id: null },
+      { at: "2030-01-14 09:00:00", local: "2030-01-14 09:00:00", post_id: null, reservation_id: live },
+      { at: "2030-01-21 09:00:00", local: "2030-01-21 09:00:00", post_id: null, reservation_id: null },
+      { at: "2030-01-28 09:00:00", local: "2030-01-28 09:00:00", post_id: null, reservation_id: null },
+    ]);
   });
 });
 
