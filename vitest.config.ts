@@ -15,10 +15,13 @@ function testFiles(dir: string): string[] {
 /**
  * A file that runs work spanning every workspace — the Worker's cron (`scheduled()`, the `tick()` helpers), a
  * storage sweep, our OAuth app on a Mastodon instance (registered once per instance, kept in D1, while each file
- * brings a fake instance of its own) — or that says so with an `// own runtime: <why>` comment, gets a workerd
- * runtime of its own: what other files left in the shared storage would change what it sees.
+ * brings a fake instance of its own) — gets a workerd runtime of its own: what other files left in the shared
+ * storage would change what it sees. Such a file declares it on its first line, `// own runtime: <why>`; the
+ * declaration, not a guess from the file's text, decides. `CROSS_WORKSPACE` only checks it: a file that calls one
+ * of those helpers without the declaration stops the run before any test starts (see docs/testing.md).
  */
-const OWN_RUNTIME = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(|\bfakeMastodonOAuth\(|^\/\/ own runtime:/m;
+const OWN_RUNTIME_DECLARATION = /^\/\/ own runtime: \S/;
+const CROSS_WORKSPACE = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(|\bfakeMastodonOAuth\(/;
 
 /**
  * The other files share runtimes, `FILES_PER_RUNTIME` consecutive files (sorted by path, so a directory stays
@@ -29,7 +32,15 @@ const OWN_RUNTIME = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(|\bf
 const FILES_PER_RUNTIME = Number(process.env.VITEST_FILES_PER_RUNTIME ?? 8);
 
 const all = testFiles("test");
-const ownRuntime = all.filter((f) => OWN_RUNTIME.test(readFileSync(f, "utf8")));
+const sources = new Map(all.map((f) => [f, readFileSync(f, "utf8")]));
+const ownRuntime = all.filter((f) => OWN_RUNTIME_DECLARATION.test(sources.get(f) ?? ""));
+const undeclared = all.filter((f) => !ownRuntime.includes(f) && CROSS_WORKSPACE.test(sources.get(f) ?? ""));
+if (undeclared.length > 0) {
+  throw new Error(
+    `These files run the cron, a sweep or fakeMastodonOAuth() but do not declare a runtime of their own; add a first line ` +
+      `"// own runtime: <why>" to each (docs/testing.md):\n  ${undeclared.join("\n  ")}`,
+  );
+}
 const shared = all.filter((f) => !ownRuntime.includes(f));
 const chunks: string[][] = [];
 for (let i = 0; i < shared.length; i += FILES_PER_RUNTIME) chunks.push(shared.slice(i, i + FILES_PER_RUNTIME));
