@@ -17,6 +17,10 @@ const useSandbox = process.env.SANDBOX !== "0";
 const base = `http://${host}:${port}`;
 // DEV_STATE_DIR (the tests): .dev.vars, the local state and the demo files there instead of the project's.
 const ownState = process.env.DEV_STATE_DIR;
+// wrangler's own chatter (two 85-line binding tables, "Ready on", a line per request, the Worker's JSON request log)
+// would push the banner out of sight: warnings and errors only, unless DEV_LOGS=1 or a --log-level of your own.
+const userArgs = process.argv.slice(2);
+const quiet = process.env.DEV_LOGS !== "1" && !userArgs.some((a) => a.startsWith("--log-level"));
 const devVarsFile = path.join(ownState ?? ROOT, ".dev.vars");
 const stateDir = ownState ?? path.join(ROOT, ".wrangler");
 const keyFile = path.join(stateDir, "demo-api-key.txt");
@@ -171,7 +175,11 @@ const stack = await startStack({
   sandboxKeys: withoutCredentials,
   stdio: "inherit",
   ...(ownState ? { persistTo: path.join(ownState, "state") } : {}),
-  wranglerArgs: [...(ownState ? ["--env-file", devVarsFile] : []), ...process.argv.slice(2)],
+  wranglerArgs: [
+    ...(ownState ? ["--env-file", devVarsFile] : []),
+    ...(quiet ? ["--log-level", "warn"] : []),
+    ...userArgs,
+  ],
 }).catch(async (err) => {
   console.error(`[dev] ${err.message}`);
   await web.dispose();
@@ -208,7 +216,13 @@ if (sandboxed.length) {
 }
 if (real.length) lines.push(`  Real networks (credentials in .dev.vars): ${real.map((n) => n.label).join(", ")}`);
 if (!useSandbox) lines.push("  Sandbox networks: off (SANDBOX=0)");
-lines.push("  The cron fires at the start of every minute (DEV_CRON=0 turns it off).");
+lines.push(
+  process.env.DEV_CRON === "0"
+    ? "  The cron is off (DEV_CRON=0): trigger it with curl " + `${base}/cdn-cgi/handler/scheduled`
+    : "  The cron fires at the start of every minute: this script triggers it, so wrangler's warning that scheduled\n" +
+        "  Workers are not triggered locally does not apply (DEV_CRON=0 turns it off).",
+);
+if (quiet) lines.push("  Request logs are off (wrangler --log-level warn): DEV_LOGS=1 npm run dev shows them.");
 console.log(`
 ┌──────────────────────────────────────────────────────────────────────────────┐
 ${lines.join("\n")}

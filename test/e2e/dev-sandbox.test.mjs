@@ -117,6 +117,14 @@ test("npm run dev prints a working API key, the dashboard URL, the owner's sign-
     assert.equal(home.status, 200, o);
     assert.ok((await home.text()).includes(`<h1>${label} sandbox</h1>`), o);
   }
+  // The banner is the last thing on screen: wrangler's binding tables and request lines stay quiet (DEV_LOGS=1 shows
+  // them); DEV_CRON=0 here, so the banner says how to fire the cron by hand.
+  assert.ok(!out.includes("Your Worker has access to the following bindings"), out.slice(0, 3000));
+  assert.ok(!out.slice(out.lastIndexOf("└──")).includes("[wrangler:info]"), out.slice(-3000));
+  assert.ok(
+    banner.includes(`The cron is off (DEV_CRON=0): trigger it with curl ${base}/cdn-cgi/handler/scheduled`),
+    banner,
+  );
   // The secrets of .dev.vars stay out of the banner.
   const adminToken = /^ADMIN_TOKEN=(.+)$/m.exec(readFileSync(path.join(own, ".dev.vars"), "utf8"))[1];
   assert.ok(!out.includes(adminToken));
