@@ -34,7 +34,7 @@ export interface paths {
         put?: never;
         /**
          * Bootstrap a workspace, its first API key and optionally its first owner (Bearer ADMIN_TOKEN)
-         * @description Answers 404 when the ADMIN_TOKEN secret is not set, 401 for a wrong token.
+         * @description Answers 404 when the ADMIN_TOKEN secret is not set, 401 for a wrong token; after `ADMIN_FAILURES_PER_MINUTE` wrong tokens from one client network in a minute, 429 (whatever the token) until the window ends.
          */
         post: operations["createWorkspace"];
         delete?: never;
@@ -179,17 +179,20 @@ export interface paths {
         patch: operations["updateMember"];
         trace?: never;
     };
-    "/api/invitations/lookup/{token}": {
+    "/api/invitations/lookup": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** What an invitation is for (public: the token is the credential) */
-        get: operations["lookupInvitation"];
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * What an invitation is for (public: the token, sent in the body, is the credential)
+         * @description `email`: the address the invitation is bound to (only that address accepts it); null for an invitation that names none, which only lets an existing account join.
+         */
+        post: operations["lookupInvitation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -207,7 +210,7 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation: create your account (or sign in) and join, or join as the signed-in person
-         * @description With `password`: throttled like `POST /api/session`; sets the session cookie. Without: needs the session cookie and a same-origin `Origin`. The invitation is single use.
+         * @description Bound to the invited address (issue 35): an invitation naming an email is accepted only by that address (another `email` answers 422, another signed-in person 403); with a password it creates that person (the link reaching the address verifies it) or signs in the existing one. An invitation naming no email only lets an existing account join (signed in, or its email and password: 401 with one message for an unknown email and a wrong password). With `password`: throttled like `POST /api/session`; sets the session cookie. Without: needs the session cookie and a same-origin `Origin`. A new person's password must not be a common one (422). The invitation is single use.
          */
         post: operations["acceptInvitation"];
         delete?: never;
@@ -874,7 +877,7 @@ export interface components {
             token: components["schemas"]["ApiKey"];
             plain_token: string;
             owner?: components["schemas"]["Person"];
-            /** @description With `owner` but no password: the link the owner signs up with (7 days). */
+            /** @description With `owner` but no password, or for an address that is already a person's: the owner invitation link (7 days), accepted only by that address. */
             owner_invitation?: {
                 url: string;
                 /**
@@ -883,6 +886,8 @@ export interface components {
                  */
                 expires_at: string;
             };
+            /** @description With `owner`: whether a person with this address existed before (then they were not attached, but invited). */
+            owner_existed?: boolean;
         };
         Workspace: {
             /** Format: uuid */
@@ -926,7 +931,7 @@ export interface components {
              */
             scopes: ("read" | "publish" | "full")[];
         };
-        /** @description With `owner.password`: the owner, a member now. */
+        /** @description With `owner.password` for an address no person had: the owner, created and a member now. */
         Person: {
             /** @example 0b5c1e9e-8f5e-4a8f-9a4e-0c8f1f2d3e4a */
             id: string;
@@ -943,7 +948,7 @@ export interface components {
             name: string;
             owner?: components["schemas"]["BootstrapOwner"];
         };
-        /** @description The workspace's first owner. With `password` the person is created (an existing person with this email is added, their password unchanged) and can sign in at once; without, the answer carries an owner invitation link for them. */
+        /** @description The workspace's first owner. With `password` and an address no person has yet, the person is created and can sign in at once. An existing person is never attached: for an address that is already a person's (password or not), and without `password`, the answer carries an owner invitation link bound to the address (only that address accepts it; an existing person signs in with their own password). `owner_existed` says which. A common or guessable password answers 422 (`owner.password`). */
         BootstrapOwner: {
             /** @example ana@example.com */
             email: string;
@@ -1038,7 +1043,11 @@ export interface components {
              */
             expires_at: string;
         };
-        /** @description Signed in: `{token}` joins. Otherwise `{token, name, email, password}` creates the person (or signs in an existing one with their password) and joins. */
+        LookupInvitationRequest: {
+            /** @description The invitation token (the link's fragment). */
+            token: string;
+        };
+        /** @description Signed in: `{token}` joins. Otherwise `{token, name, email, password}` creates the person (only for the address the invitation names) or signs in an existing one with their password, and joins. */
         AcceptInvitationRequest: {
             token: string;
             /** @example Ana */
@@ -1063,7 +1072,7 @@ export interface components {
         Invitation: {
             id: string;
             role: components["schemas"]["MemberRole"];
-            /** @description Who it is meant for, if the inviter said (not enforced). */
+            /** @description The address it is bound to: only that address accepts it. Null: it only lets an existing account join (it cannot create one). */
             email: string | null;
             /**
              * @description ISO 8601 with offset.
@@ -2175,6 +2184,16 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
+            /** @description Too many wrong admin tokens from this address; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Unexpected error (logged with the request id). */
             500: {
                 headers: {
@@ -3129,13 +3148,15 @@ export interface operations {
                 /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
                 "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
             };
-            path: {
-                /** @description The invitation token (the link's fragment). */
-                token: string;
-            };
+            path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LookupInvitationRequest"];
+            };
+        };
         responses: {
             /** @description The workspace and role it grants. */
             200: {
@@ -3236,7 +3257,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Without a password and not signed in; or an existing person's wrong password. */
+            /** @description Without a password and not signed in; an existing person's wrong password; for an invitation naming no email, an unknown email too. */
             401: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
@@ -3246,7 +3267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A foreign or missing `Origin` with the session cookie. */
+            /** @description A foreign or missing `Origin` with the session cookie; or signed in as another address than the invited one. */
             403: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];

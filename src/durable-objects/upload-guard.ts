@@ -60,6 +60,14 @@ export class UploadGuard extends DurableObject<Cloudflare.Env> {
     return { allowed, limit, remaining, retryAfterSeconds };
   }
 
+  /** How many hits the current window of `key` holds, without counting one (the admin gate's failure window). */
+  async peek(key: string, windowSeconds: number, nowMs = Date.now()): Promise<number> {
+    const row = this.#sql
+      .exec<{ window_start: number; count: number }>("SELECT window_start, count FROM windows WHERE key = ?", key)
+      .toArray()[0];
+    return row?.window_start === windowStartOf(nowMs, windowSeconds) ? row.count : 0;
+  }
+
   /**
    * Takes up to `want` hits (at least one) from an API key's window for the caller to spend, refusing a revoked key
    * first. `giveBack` returns hits an earlier grant left unused, if they belong to the current window, so hits an

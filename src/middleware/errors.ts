@@ -1,9 +1,11 @@
 import type { Context, ErrorHandler, NotFoundHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { routePath } from "hono/route";
 import { PAGE_HEADERS, resultPage } from "../connect/pages";
 import { AppError } from "../lib/errors";
 import { errorFields, log } from "../lib/logger";
 import type { AppEnv } from "../types";
+import { loggablePath } from "./log-path";
 
 export function renderAppError(c: Context, err: AppError): Response {
   if (new URL(c.req.url).pathname.startsWith("/connect/")) return hostedErrorPage(err);
@@ -39,7 +41,8 @@ export const onError: ErrorHandler<AppEnv> = (err, c) => {
   }
   log("error", "unhandled_error", {
     request_id: c.get("requestId"),
-    path: new URL(c.req.url).pathname,
+    route: routePath(c),
+    path: loggablePath(c),
     ...errorFields(err),
   });
   return c.json({ message: "Server error." }, 500);

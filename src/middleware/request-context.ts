@@ -9,10 +9,12 @@ import { log } from "../lib/logger";
 import { dispatchRecordedEvents } from "../services/webhooks/kick";
 import type { AppEnv } from "../types";
 import { onError } from "./errors";
+import { loggablePath } from "./log-path";
 
 /**
  * First middleware: request id, the ServiceContext, and one structured log line per request
- * (request id, method, route pattern, status, duration; never headers or bodies).
+ * (request id, method, route pattern, the path where it holds no token, status, duration; never headers or
+ * bodies).
  *
  * The ServiceContext's drizzle client runs every query of the request in one D1 session (src/db/session.ts,
  * docs/consistency.md): read routes on the nearest replica or from the client's `x-d1-bookmark`, everything else at
@@ -84,7 +86,7 @@ export const requestContext: MiddlewareHandler<AppEnv> = async (c, next) => {
     request_id: requestId,
     method: c.req.method,
     route: routePath(c),
-    path: url.pathname,
+    path: loggablePath(c),
     status: c.res.status,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     workspace_id: workspace?.workspaceId,

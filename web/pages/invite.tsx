@@ -11,9 +11,11 @@ const inputValue = (e: Event) => (e.currentTarget as HTMLInputElement).value;
 
 /**
  * `/app/invite#<token>`, the link an owner or admin hands over (`POST /api/invitations`): what it is for
- * (`GET /api/invitations/lookup/{token}`), then joining (`POST /api/invitations/accept`) — signed in, with one button;
- * signed out, with a name, email and password (a new account, or an existing one's password). The token stays in
- * the fragment: it is never sent to the server in a URL.
+ * (`POST /api/invitations/lookup`, the token in the body), then joining (`POST /api/invitations/accept`) — signed
+ * in, with one button; signed out, with a name, email and password (a new account for the invited address, or an
+ * existing one's password). An invitation naming no address only lets an existing account join (issue 35): the page
+ * then asks for an email and password only. The token stays in the fragment and request bodies: it is never sent to
+ * the server in a URL.
  */
 export function InvitePage({ me, onJoined }: { me: Me | null; onJoined: () => void }) {
   const token = window.location.hash.slice(1);
@@ -31,7 +33,7 @@ export function InvitePage({ me, onJoined }: { me: Me | null; onJoined: () => vo
       setLookup({ state: "error", message: "This link has no invitation in it. Ask for the link again." });
       return;
     }
-    void api.GET("/api/invitations/lookup/{token}", { params: { path: { token } } }).then(({ data, error }) => {
+    void api.POST("/api/invitations/lookup", { body: { token } }).then(({ data, error }) => {
       if (data) {
         setLookup(data);
         if (data.email) setEmail(data.email);
@@ -48,7 +50,9 @@ export function InvitePage({ me, onJoined }: { me: Me | null; onJoined: () => vo
     if (!("workspace_name" in lookup)) return;
     setBusy(true);
     clear();
-    const body = me ? { token } : { token, name: name.trim(), email: email.trim(), password };
+    const body = me
+      ? { token }
+      : { token, ...(lookup.email ? { name: name.trim() } : {}), email: email.trim(), password };
     const { data, error } = await api.POST("/api/invitations/accept", { body });
     setBusy(false);
     if (!data) return fail(error, ["name", "email", "password"], "The invitation could not be accepted. Try again.");
@@ -73,15 +77,23 @@ export function InvitePage({ me, onJoined }: { me: Me | null; onJoined: () => vo
             You are invited to <strong>{lookup.workspace_name}</strong> as <strong>{lookup.role}</strong>.
           </p>
           {me ? (
-            <p class="muted">You join as {me.user.email}.</p>
+            <p class="muted">
+              {lookup.email && lookup.email !== me.user.email
+                ? `This invitation is for ${lookup.email}, and you are signed in as ${me.user.email}: sign out and open the link again to accept it as ${lookup.email}.`
+                : `You join as ${me.user.email}.`}
+            </p>
           ) : (
             <>
               <p class="muted small">
-                New here? Choose a name and a password. Already have an account? Your email and password are enough.
+                {lookup.email
+                  ? "New here? Choose a name and a password. Already have an account? Your password is enough."
+                  : "This link names no address, so it lets an existing account join: sign in with your email and password."}
               </p>
-              <Field path="name" label="Your name" error={errors.fields.name}>
-                {(a) => <input {...a} autocomplete="name" value={name} onInput={(ev) => setName(inputValue(ev))} />}
-              </Field>
+              {lookup.email && (
+                <Field path="name" label="Your name" error={errors.fields.name}>
+                  {(a) => <input {...a} autocomplete="name" value={name} onInput={(ev) => setName(inputValue(ev))} />}
+                </Field>
+              )}
               <Field path="email" label="Email" error={errors.fields.email}>
                 {(a) => (
                   <input
@@ -89,6 +101,7 @@ export function InvitePage({ me, onJoined }: { me: Me | null; onJoined: () => vo
                     type="email"
                     autocomplete="username"
                     required
+                    readOnly={!!lookup.email}
                     value={email}
                     onInput={(ev) => setEmail(inputValue(ev))}
                   />
@@ -99,7 +112,7 @@ export function InvitePage({ me, onJoined }: { me: Me | null; onJoined: () => vo
                   <input
                     {...a}
                     type="password"
-                    autocomplete="new-password"
+                    autocomplete={lookup.email ? "new-password" : "current-password"}
                     required
                     value={password}
                     onInput={(ev) => setPassword(inputValue(ev))}

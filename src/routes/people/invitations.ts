@@ -58,21 +58,26 @@ const deleteRoute = authedRoute({
   responses: { 204: noContent },
 });
 
-const TokenParam = z.object({
-  token: z
-    .string()
-    .min(1)
-    .max(128)
-    .openapi({ param: { name: "token", in: "path" }, description: "The invitation token (the link's fragment)." }),
-});
+const LookupInvitationRequest = z
+  .object({
+    token: z.string().min(1).max(128).openapi({ description: "The invitation token (the link's fragment)." }),
+  })
+  .openapi("LookupInvitationRequest");
 
+/**
+ * A POST with the token in the body (issue 35): a token in a URL path lands in request logs (ours and Cloudflare's),
+ * browser history and proxies; a body does not. The path form `GET /api/invitations/lookup/{token}` is gone (it was
+ * never part of the contract); it answers 404 like any unknown path, and the request log never records its path.
+ */
 const lookupRoute = publicRoute({
-  method: "get",
-  path: "/api/invitations/lookup/{token}",
+  method: "post",
+  path: "/api/invitations/lookup",
   operationId: "lookupInvitation",
   tags: ["People"],
-  summary: "What an invitation is for (public: the token is the credential)",
-  request: { params: TokenParam },
+  summary: "What an invitation is for (public: the token, sent in the body, is the credential)",
+  description:
+    "`email`: the address the invitation is bound to (only that address accepts it); null for an invitation that names none, which only lets an existing account join.",
+  request: jsonBody(LookupInvitationRequest),
   responses: { 200: ok(InvitationLookupSchema, "The workspace and role it grants."), 404: gone },
 });
 
@@ -83,12 +88,18 @@ const acceptRoute = publicRoute({
   tags: ["People"],
   summary: "Accept an invitation: create your account (or sign in) and join, or join as the signed-in person",
   description:
-    "With `password`: throttled like `POST /api/session`; sets the session cookie. Without: needs the session cookie and a same-origin `Origin`. The invitation is single use.",
+    "Bound to the invited address (issue 35): an invitation naming an email is accepted only by that address (another `email` answers 422, another signed-in person 403); with a password it creates that person (the link reaching the address verifies it) or signs in the existing one. An invitation naming no email only lets an existing account join (signed in, or its email and password: 401 with one message for an unknown email and a wrong password). With `password`: throttled like `POST /api/session`; sets the session cookie. Without: needs the session cookie and a same-origin `Origin`. A new person's password must not be a common one (422). The invitation is single use.",
   request: jsonBody(AcceptInvitationRequest),
   responses: {
     200: ok(SignedInSchema, "Joined: the person and all their workspaces."),
-    401: ok(ErrorSchema, "Without a password and not signed in; or an existing person's wrong password."),
-    403: ok(ErrorSchema, "A foreign or missing `Origin` with the session cookie."),
+    401: ok(
+      ErrorSchema,
+      "Without a password and not signed in; an existing person's wrong password; for an invitation naming no email, an unknown email too.",
+    ),
+    403: ok(
+      ErrorSchema,
+      "A foreign or missing `Origin` with the session cookie; or signed in as another address than the invited one.",
+    ),
     404: gone,
     409: ok(ErrorSchema, "Another request made this person at the same moment."),
     429: ok(ErrorSchema, "Too many sign-in attempts; see `Retry-After`."),
@@ -97,7 +108,7 @@ const acceptRoute = publicRoute({
 
 export function registerInvitations(app: App) {
   app.openapi(lookupRoute, async (c) => {
-    const found = await lookupInvitation(c.get("service"), c.req.valid("param").token);
+    const found = await lookupInvitation(c.get("service"), c.req.valid("json").token);
     const res = c.json(
       { workspace_name: found.workspace_name, role: found.role, email: found.email, expires_at: found.expires_at },
       200,

@@ -65,7 +65,10 @@ export const InvitationSchema = z
   .object({
     id: z.string(),
     role: RoleSchema,
-    email: z.string().nullable().openapi({ description: "Who it is meant for, if the inviter said (not enforced)." }),
+    email: z.string().nullable().openapi({
+      description:
+        "The address it is bound to: only that address accepts it. Null: it only lets an existing account join (it cannot create one).",
+    }),
     expires_at: isoDate,
     created_at: isoDate,
   })
@@ -106,5 +109,5 @@ export const AcceptInvitationRequest = z
   })
   .openapi("AcceptInvitationRequest", {
     description:
-      "Signed in: `{token}` joins. Otherwise `{token, name, email, password}` creates the person (or signs in an existing one with their password) and joins.",
+      "Signed in: `{token}` joins. Otherwise `{token, name, email, password}` creates the person (only for the address the invitation names) or signs in an existing one with their password, and joins.",
   });

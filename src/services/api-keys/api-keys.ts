@@ -7,6 +7,7 @@ import { newId } from "../../lib/ids";
 import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { formatIso } from "../../lib/time";
 import { presentApiKey } from "../../presenters/resources";
+import { endInvitationsOfRevokedKeys } from "../people/invitation-issuers";
 import { ROLE_GRANTS } from "../people/roles";
 import { forgetApiKey } from "./authenticate-api-key";
 import {
@@ -215,6 +216,9 @@ export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
     UPDATE api_keys SET revoked_at = ${ctx.now()} WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
     RETURNING id`);
   if (!marked.some((r) => r.id === id)) throw notFound();
+  // The invitations those keys made end with them (issue 35); lookup and accept refuse them anyway
+  // (src/services/people/invitations.ts issuerCanStillInvite), this keeps them out of the list at once.
+  await endInvitationsOfRevokedKeys(ctx, ctx.workspaceId).run();
   const late = marked.map((r) => r.id).filter((keyId) => !treeIds.includes(keyId));
   await Promise.all(late.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
   for (const keyId of late) forgetApiKey(keyId);

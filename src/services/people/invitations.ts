@@ -4,13 +4,16 @@ import { invitations, type MemberRole, workspaceMembers, workspaces } from "../.
 import { randomToken, sha256Hex } from "../../lib/crypto";
 import { AppError, notFound } from "../../lib/errors";
 import { formatIso } from "../../lib/time";
+import { issuerCanStillInvite } from "./invitation-issuers";
 import { assertMayGrant } from "./members";
 
 /**
  * Invitation links (issue 27): `<PUBLIC_URL>/app/invite#<token>` — the token in the fragment never reaches a server
- * log or a Referer. Stored as SHA-256 only, shown once; single use (accepting marks it in the same statement that
- * checks it), expiring (1 hour to 30 days, default 7 days), revocable. Made by owners and admins, a `full` API key
- * (so agents can invite), or the admin bootstrap (the first owner's invitation); owner invitations by an owner only.
+ * log or a Referer, and the invite page sends it in a POST body (`POST /api/invitations/lookup`). Stored as SHA-256
+ * only, shown once; single use (accepting marks it in the same statement that checks it), expiring (1 hour to 30
+ * days, default 7 days, never later than the issuing key's own expiry), revocable. Made by owners and admins, a
+ * `full` API key (so agents can invite), or the admin bootstrap (the first owner's invitation); owner invitations by
+ * an owner only. An invitation lives only as long as its issuer could still make it (issue 35, `issuerCanStillInvite`).
  */
 export const INVITATION_TTL_HOURS_DEFAULT = 7 * 24;
 export const INVITATION_TTL_HOURS_MAX = 30 * 24;
@@ -42,10 +45,11 @@ export async function insertInvitation(
   ctx: ServiceContext,
   workspaceId: string,
   input: { role: MemberRole; email?: string | null; expiresInHours?: number },
-  by: { userId: string | null; apiKeyId: string | null },
+  by: { userId: string | null; apiKeyId: string | null; keyExpiresAt?: number | null },
 ) {
   const token = randomToken(32);
   const now = ctx.now();
+  const asked = now + (input.expiresInHours ?? INVITATION_TTL_HOURS_DEFAULT) * 3_600_000;
   const row: typeof invitations.$inferSelect = {
     id: crypto.randomUUID(),
     workspaceId,
@@ -55,7 +59,8 @@ export async function insertInvitation(
     createdByUserId: by.userId,
     createdByApiKeyId: by.apiKeyId,
     createdAt: now,
-    expiresAt: now + (input.expiresInHours ?? INVITATION_TTL_HOURS_DEFAULT) * 3_600_000,
+    // Never outlives the key that makes it (issue 35): capped, as the answer's `expires_at` shows.
+    expiresAt: by.keyExpiresAt != null ? Math.min(asked, by.keyExpiresAt) : asked,
     acceptedAt: null,
     acceptedByUserId: null,
     revokedAt: null,
@@ -72,11 +77,17 @@ export async function createInvitation(
   return insertInvitation(ctx, ctx.workspaceId, input, {
     userId: ctx.person?.userId ?? null,
     apiKeyId: ctx.apiKeyId,
+    keyExpiresAt: ctx.apiKeyExpiresAt,
   });
 }
 
 const pending = (now: number) =>
-  and(isNull(invitations.acceptedAt), isNull(invitations.revokedAt), gt(invitations.expiresAt, now));
+  and(
+    isNull(invitations.acceptedAt),
+    isNull(invitations.revokedAt),
+    gt(invitations.expiresAt, now),
+    issuerCanStillInvite(now),
+  );
 
 /** Invitations not yet used, withdrawn or expired, newest first. */
 export async function listInvitations(ctx: WorkspaceContext): Promise<InvitationView[]> {

@@ -6,6 +6,7 @@ import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { formatIso } from "../../lib/time";
 import { forgetApiKey } from "../api-keys/authenticate-api-key";
 import { API_KEY_SCOPES, type ApiKeyScope, scopeAllows } from "../api-keys/scopes";
+import { endInvitationsOf, endInvitationsOfRevokedKeys } from "./invitation-issuers";
 import { ROLE_GRANTS } from "./roles";
 
 /**
@@ -133,17 +134,26 @@ export async function updateMemberRole(ctx: WorkspaceContext, id: string, role: 
   if (member.role === "owner" || role === "owner") assertMayGrant(ctx, "owner");
   const keep = mintableScopes(role);
   const lost = mintableScopes(member.role).filter((scope) => !keep.includes(scope));
+  // Invitations are made by owners (any role) and admins (any but owner): an owner made admin loses their owner
+  // invitations, an owner or admin made editor or viewer all of them (issue 35).
+  const losesInvitations = (member.role === "owner" || member.role === "admin") && role !== "owner";
   const update = ctx.db
     .update(workspaceMembers)
     .set({ role })
     .where(and(eq(workspaceMembers.id, id), eq(workspaceMembers.workspaceId, ctx.workspaceId), keepsAnOwner(ctx)))
     .returning({ id: workspaceMembers.id });
+  const changed = sql`EXISTS (SELECT 1 FROM workspace_members WHERE id = ${id} AND role = ${role})`;
+  const invitationsEnd = endInvitationsOf(ctx, ctx.workspaceId, member.userId, role, changed);
   if (lost.length === 0) {
-    const updated = await update;
+    const [updated] = losesInvitations ? await ctx.db.batch([update, invitationsEnd]) : [await update];
     if (updated.length === 0) throw conflict(LAST_OWNER);
   } else {
-    const changed = sql`EXISTS (SELECT 1 FROM workspace_members WHERE id = ${id} AND role = ${role})`;
-    const [updated, revoked] = await ctx.db.batch([update, revokeIssuedKeys(ctx, member.userId, keep, changed)]);
+    const [updated, revoked] = await ctx.db.batch([
+      update,
+      revokeIssuedKeys(ctx, member.userId, keep, changed),
+      invitationsEnd,
+      endInvitationsOfRevokedKeys(ctx, ctx.workspaceId),
+    ]);
     await forgetRevoked(ctx, revoked);
     if (updated.length === 0) throw conflict(LAST_OWNER);
   }
@@ -165,6 +175,9 @@ export async function removeMember(ctx: WorkspaceContext, id: string): Promise<v
       .where(and(eq(workspaceMembers.id, id), eq(workspaceMembers.workspaceId, ctx.workspaceId), keepsAnOwner(ctx)))
       .returning({ id: workspaceMembers.id }),
     revokeIssuedKeys(ctx, member.userId, [], gone),
+    // Their invitations, and those of the keys just revoked, end with them (issue 35).
+    endInvitationsOf(ctx, ctx.workspaceId, member.userId, null, gone),
+    endInvitationsOfRevokedKeys(ctx, ctx.workspaceId),
   ]);
   await forgetRevoked(ctx, revoked);
   if (deleted.length === 0) throw conflict(LAST_OWNER);

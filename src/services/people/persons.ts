@@ -111,12 +111,13 @@ export async function findPersonByEmail(ctx: ServiceContext, email: string): Pro
 
 /**
  * Creates a person with an email + password credential, through better-auth's own internals (its hash, its rows),
- * since its sign-up endpoint is disabled (people come only from the bootstrap and invitations). 409 when the email
+ * since its sign-up endpoint is disabled (people come only from the bootstrap and invitations naming their address,
+ * src/services/people/accept-invitation.ts). 409 when the email
  * is taken. Not atomic (D1 has no interactive transactions): a failed second write removes the person again.
  */
 export async function createPerson(
   ctx: ServiceContext,
-  input: { email: string; name: string; password: string },
+  input: { email: string; name: string; password: string; emailVerified?: boolean },
 ): Promise<Person> {
   const email = input.email.trim().toLowerCase();
   if (await findPersonByEmail(ctx, email)) throw conflict("A person with this email already exists.");
@@ -125,7 +126,8 @@ export async function createPerson(
   let user: { id: string; email: string; name: string };
   try {
     user = await context.internalAdapter.createUser(
-      { email, name: input.name, emailVerified: false },
+      // Verified: by the admin token (the bootstrap), or by the invitation link that reached this address (issue 35).
+      { email, name: input.name, emailVerified: input.emailVerified ?? false },
       { method: "email-password" },
     );
   } catch (err) {

@@ -81,13 +81,16 @@ export async function signedIn(email: string, password = PASSWORD, workspaceId?:
   return asPerson(cookie as string, workspaceId);
 }
 
-/** Invites (with the workspace's full API key) and accepts as a new person; returns the person signed in. */
+/**
+ * Invites (with the workspace's full API key, bound to the address: only an invitation naming an email makes an
+ * account) and accepts as a new person; returns the person signed in.
+ */
 export async function memberWithRole(
   ws: { workspaceId: string; key: string },
   role: "owner" | "admin" | "editor" | "viewer",
   email = uniqueEmail(role),
 ): Promise<Person & { email: string; userId: string }> {
-  const invite = await call("POST", "/api/invitations", { key: ws.key, body: { role } });
+  const invite = await call("POST", "/api/invitations", { key: ws.key, body: { role, email } });
   expect(invite.status, invite.text).toBe(201);
   const accepted = await call("POST", "/api/invitations/accept", {
     body: { token: invite.body.token, name: role, email, password: PASSWORD },

@@ -43,9 +43,10 @@ describe("a person in several workspaces (issue 27)", () => {
 
   it("a person removed from their only workspace is signed in but acts nowhere", async () => {
     const ws = await workspaceWithOwner();
-    const invite = await call("POST", "/api/invitations", { key: ws.key, body: { role: "viewer" } });
+    const email = `v-${crypto.randomUUID()}@example.com`;
+    const invite = await call("POST", "/api/invitations", { key: ws.key, body: { role: "viewer", email } });
     const accepted = await call("POST", "/api/invitations/accept", {
-      body: { token: invite.body.token, name: "V", email: `v-${crypto.randomUUID()}@example.com`, password: PASSWORD },
+      body: { token: invite.body.token, name: "V", email, password: PASSWORD },
       headers: { Origin: BASE, "CF-Connecting-IP": freshIp() },
     });
     const cookie = sessionCookieFrom(accepted) as string;

@@ -163,7 +163,7 @@ export default function MembersSection({ canWrite }: SectionProps) {
           <Field
             path="email"
             label="Email (optional)"
-            hint="Only a note of who the link is for; anyone with the link can use it."
+            hint="Only this address can accept the link (and it makes their account). Without one, the link only lets someone who already has an account join."
             error={errors.fields.email}
           >
             {(a) => <input {...a} type="email" value={email} onInput={(e) => setEmail(inputValue(e))} />}
@@ -235,7 +235,7 @@ export default function MembersSection({ canWrite }: SectionProps) {
             {data.map((inv) => (
               <li key={inv.id} class="item">
                 <span class="item-main">
-                  <strong>{inv.email ?? "Anyone with the link"}</strong>
+                  <strong>{inv.email ?? "Any existing account with the link"}</strong>
                   <span class="small muted">
                     {inv.role}, expires {formatInZone(inv.expires_at, zone)}
                   </span>
