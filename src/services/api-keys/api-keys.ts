@@ -207,18 +207,23 @@ export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
     throw new AppError("forbidden", "This API key may only revoke itself and the keys it minted.");
   await Promise.all(treeIds.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
   for (const keyId of treeIds) forgetApiKey(keyId);
-  const marked = await ctx.db.all<{ id: string }>(sql`
-    WITH RECURSIVE tree(id) AS (
-      SELECT id FROM api_keys WHERE id = ${id} AND workspace_id = ${ctx.workspaceId}
-      UNION
-      SELECT k.id FROM api_keys k JOIN tree t ON k.parent_key_id = t.id
-    )
-    UPDATE api_keys SET revoked_at = ${ctx.now()} WHERE id IN (SELECT id FROM tree) AND revoked_at IS NULL
-    RETURNING id`);
-  if (!marked.some((r) => r.id === id)) throw notFound();
-  // The invitations those keys made end with them (issue 35); lookup and accept refuse them anyway
+  // The invitations those keys made end with them (issue 35), in the same batch; lookup and accept refuse them anyway
   // (src/services/people/invitations.ts issuerCanStillInvite), this keeps them out of the list at once.
-  await endInvitationsOfRevokedKeys(ctx, ctx.workspaceId).run();
+  const [marked] = await ctx.db.batch([
+    ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: ctx.now() })
+      .where(sql`${apiKeys.revokedAt} IS NULL AND ${apiKeys.id} IN (
+        WITH RECURSIVE tree(id) AS (
+          SELECT id FROM api_keys WHERE id = ${id} AND workspace_id = ${ctx.workspaceId}
+          UNION
+          SELECT k.id FROM api_keys k JOIN tree t ON k.parent_key_id = t.id
+        )
+        SELECT id FROM tree)`)
+      .returning({ id: apiKeys.id }),
+    endInvitationsOfRevokedKeys(ctx, ctx.workspaceId),
+  ]);
+  if (!marked.some((r) => r.id === id)) throw notFound();
   const late = marked.map((r) => r.id).filter((keyId) => !treeIds.includes(keyId));
   await Promise.all(late.map((keyId) => revokeApiKeyEverywhere(ctx.env, keyId)));
   for (const keyId of late) forgetApiKey(keyId);
