@@ -34,33 +34,30 @@ export function endInvitationsOf(
   guard: SQL,
 ) {
   const lost = role === "owner" ? sql`0` : role === "admin" ? sql`${invitations.role} = 'owner'` : sql`1`;
+  return endPendingInvitations(ctx, workspaceId, and(eq(invitations.createdByUserId, userId), lost, guard) as SQL);
+}
+
+/** Marks revoked the workspace's pending (neither accepted nor revoked) invitations that also match `which`. */
+function endPendingInvitations(ctx: ServiceContext, workspaceId: string, which: SQL) {
   return ctx.db
     .update(invitations)
     .set({ revokedAt: ctx.now() })
     .where(
       and(
         eq(invitations.workspaceId, workspaceId),
-        eq(invitations.createdByUserId, userId),
         isNull(invitations.acceptedAt),
         isNull(invitations.revokedAt),
-        lost,
-        guard,
+        which,
       ),
     );
 }
 
 /** Ends (marks revoked) the pending invitations of the workspace made by API keys that are now revoked. */
 export function endInvitationsOfRevokedKeys(ctx: ServiceContext, workspaceId: string) {
-  return ctx.db
-    .update(invitations)
-    .set({ revokedAt: ctx.now() })
-    .where(
-      and(
-        eq(invitations.workspaceId, workspaceId),
-        isNull(invitations.acceptedAt),
-        isNull(invitations.revokedAt),
-        sql`${invitations.createdByApiKeyId} IN (SELECT id FROM api_keys
+  return endPendingInvitations(
+    ctx,
+    workspaceId,
+    sql`${invitations.createdByApiKeyId} IN (SELECT id FROM api_keys
           WHERE workspace_id = ${workspaceId} AND revoked_at IS NOT NULL)`,
-      ),
-    );
+  );
 }
