@@ -238,8 +238,9 @@ export const basicAuth = (id: string, secret: string) => `Basic ${btoa(`${id}:${
 
 /**
  * When the refresh credential itself ends, where the token answer says (docs/account-health.md):
- * `refresh_token_expires_in` (LinkedIn programmatic refresh tokens, 365 days; Pinterest, 365 days; Google, only for
- * time-based access) or `refresh_expires_in` (TikTok). Epoch ms, or undefined when the answer does not say.
+ * `refresh_token_expires_in` (LinkedIn programmatic refresh tokens, 365 days; Pinterest continuous refresh tokens,
+ * 60 days rolling; Google, only for time-based access) or `refresh_expires_in` (TikTok). Epoch ms, or undefined
+ * when the answer does not say.
  */
 export const refreshExpiresAtFrom = (
   token: { refresh_token_expires_in?: unknown; refresh_expires_in?: unknown },

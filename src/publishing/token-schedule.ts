@@ -51,7 +51,8 @@ export const REFRESH_SCHEDULES: Partial<Record<Platform, RefreshSchedule>> = {
   // 60-day access tokens, 365-day refresh tokens (programmatic refresh for approved apps).
   linkedin: { margin: 10 * DAY, every: 50 * DAY, minAge: 0, needs: refreshToken },
   "linkedin-page": { margin: 10 * DAY, every: 50 * DAY, minAge: 0, needs: refreshToken },
-  // 30-day access tokens, 365-day refresh tokens.
+  // 30-day access tokens; continuous refresh tokens of 60 days, renewed (a new one) by every refresh, so a refresh
+  // every 25 days keeps the account alive indefinitely (developers.pinterest.com/docs/getting-started/scopes/).
   pinterest: { margin: 5 * DAY, every: 25 * DAY, minAge: 0, needs: refreshToken },
   // 2-hour access tokens, 180-day refresh tokens that rotate on every use (TikTok, November 2026).
   tiktok: { margin: 20 * MINUTE, every: 100 * MINUTE, minAge: 0, needs: refreshToken },

@@ -60,7 +60,8 @@ const REFRESH_LIFE_S: Record<string, number> = {
   linkedin: 31_535_999,
   "linkedin-page": 31_535_999,
   tiktok: 15_552_000,
-  pinterest: 31_536_000,
+  // Continuous refresh tokens: 60 days (fake-oauth.ts, Pinterest's docs quoted there).
+  pinterest: 5_184_000,
 };
 /** `Y-m-d H:i:s` of `ms`, give or take 3 seconds (the connect ran moments ago). */
 const aroundYmdHis = (ms: number) =>

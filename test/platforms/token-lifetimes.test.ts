@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { BSKY_PDS, FakeBluesky } from "../support/fakes/bluesky";
 import { fakeLinkedIn, LINKEDIN_OAUTH_ORIGIN, LINKEDIN_ORIGIN } from "../support/fakes/linkedin";
 import { MetaGraphFake } from "../support/fakes/meta";
-import { fakePinterest } from "../support/fakes/pinterest";
+import { fakePinterest, PINTEREST_CONTINUOUS_REQUIRED } from "../support/fakes/pinterest";
 import { ThreadsFake } from "../support/fakes/threads";
 import { fakeTikTok, TIKTOK_ORIGIN } from "../support/fakes/tiktok";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../support/fakes/token-clock";
@@ -194,20 +194,37 @@ describe("fake token lifetimes", () => {
     });
   });
 
-  it("Pinterest: 30-day access tokens (401 code 2); a refresh token past its 365 days is refused", async () => {
+  it("Pinterest: 30-day access tokens (401 code 2); 60-day rolling refresh tokens; continuous_refresh required", async () => {
     const pin = fakePinterest();
     stops.push(pin.stop);
-    pin.clock.issue("refresh-token", 365 * DAY_MS, t0 - 360 * DAY_MS);
-    const refresh = () =>
+    pin.clock.issue("refresh-token", 60 * DAY_MS, t0 - 55 * DAY_MS);
+    const refresh = (token: string, fields: Record<string, string> = { continuous_refresh: "true" }) =>
       answer(
         "https://pinterest.fake/v5/oauth/token",
         form(
-          { grant_type: "refresh_token", refresh_token: "refresh-token" },
+          { grant_type: "refresh_token", refresh_token: token, ...fields },
           { authorization: `Basic ${btoa("pin-client:pin-secret")}` },
         ),
       );
-    const first = await refresh();
-    expect(first.body).toMatchObject({ expires_in: 30 * 86_400, refresh_token_expires_in: 5 * 86_400 });
+    // An app created before 2025-09-25 must send continuous_refresh=true (the fake's default app).
+    expect(await refresh("refresh-token", {})).toEqual({
+      status: 400,
+      body: { code: 1, message: PINTEREST_CONTINUOUS_REQUIRED },
+    });
+    const first = await refresh("refresh-token");
+    expect(first).toEqual({
+      status: 200,
+      body: {
+        access_token: "pina_fake_1",
+        token_type: "bearer",
+        expires_in: 30 * 86_400,
+        scope: "boards:read boards:write pins:read pins:write user_accounts:read",
+        refresh_token: "pinr_fake_1",
+        refresh_token_expires_in: 60 * 86_400,
+        refresh_token_expires_at: Math.floor(t0 / 1000) + 60 * 86_400,
+        response_type: "refresh_token",
+      },
+    });
     later(30 * DAY_MS);
     expect(await answer("https://pinterest.fake/v5/pins", bearer(first.body.access_token, { method: "POST" }))).toEqual(
       {
@@ -215,7 +232,28 @@ describe("fake token lifetimes", () => {
         body: { code: 2, message: "Authentication failed." },
       },
     );
-    expect(await refresh()).toEqual({ status: 400, body: { code: 1, message: "Invalid refresh token." } });
+    // The first refresh token's 60 days are over; the one the refresh brought lives 60 days from then.
+    const invalid = { status: 400, body: { code: 1, message: "Invalid refresh token." } };
+    expect(await refresh("refresh-token")).toEqual(invalid);
+    expect((await refresh("pinr_fake_1")).body.refresh_token_expires_in).toBe(60 * 86_400);
+    later(30 * DAY_MS + 60 * DAY_MS);
+    expect(await refresh("pinr_fake_1")).toEqual(invalid);
+  });
+
+  it("Pinterest: an app created on or after 2025-09-25 has continuous refresh without the parameter", async () => {
+    const pin = fakePinterest({ createdAfterContinuousCutoff: true });
+    stops.push(pin.stop);
+    const res = await answer(
+      "https://pinterest.fake/v5/oauth/token",
+      form(
+        { grant_type: "refresh_token", refresh_token: "refresh-token" },
+        { authorization: `Basic ${btoa("pin-client:pin-secret")}` },
+      ),
+    );
+    expect(res).toMatchObject({
+      status: 200,
+      body: { refresh_token: "pinr_fake_1", refresh_token_expires_in: 5_184_000 },
+    });
   });
 
   it("Bluesky: 2-hour access JWTs (400 ExpiredToken); a 90-day refresh JWT, spent by its use", async () => {

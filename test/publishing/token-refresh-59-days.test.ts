@@ -7,7 +7,7 @@ import { PROACTIVE_REFRESH_PLATFORMS } from "../../src/publishing/token-schedule
 import { BSKY_PDS } from "../support/fakes/bluesky";
 import { fakeLinkedIn, type LinkedInFake } from "../support/fakes/linkedin";
 import { MetaGraphFake } from "../support/fakes/meta";
-import { fakePinterest, type PinterestFake } from "../support/fakes/pinterest";
+import { fakePinterest, PINTEREST_REFRESH_TOKEN_MS, type PinterestFake } from "../support/fakes/pinterest";
 import { fakeJwt } from "../support/fakes/scripted";
 import { ThreadsFake } from "../support/fakes/threads";
 import { fakeTikTok, type TikTokFake } from "../support/fakes/tiktok";
@@ -96,7 +96,7 @@ async function seedLiving(ws: TestWorkspace): Promise<Seeded> {
   linkedin.clock.issue("access-token", 60 * DAY_MS);
   linkedin.clock.issue("refresh-token", 365 * DAY_MS);
   pinterest.clock.issue("access-token", 30 * DAY_MS);
-  pinterest.clock.issue("refresh-token", 365 * DAY_MS);
+  pinterest.clock.issue("refresh-token", PINTEREST_REFRESH_TOKEN_MS);
   tiktok.clock.issue("access-token", 2 * HOUR_MS);
   tiktok.clock.issue("refresh-token", 180 * DAY_MS);
   youtube.clock.issue("access-token", HOUR_MS);
@@ -164,10 +164,10 @@ async function seedDying(ws: TestWorkspace): Promise<{ ids: Seeded; deadFrom: Re
   // X and TikTok: a refresh token already spent (rotated away); Bluesky: a refresh JWT the PDS no longer holds.
   fakes.x.accessTokens.add("x-old");
   fakes.x.clock.issue("x-old", 2 * HOUR_MS, t0 - 3 * HOUR_MS);
-  // YouTube: a refresh token the user revoked. Pinterest: a refresh token past its 365 days, beside an access token
+  // YouTube: a refresh token the user revoked. Pinterest: a refresh token past its 60 days, beside an access token
   // that still works 3 days — the account stays connected until then.
   pinterest.refreshTokens.add("pin-old-refresh");
-  pinterest.clock.issue("pin-old-refresh", 365 * DAY_MS, t0 - 366 * DAY_MS);
+  pinterest.clock.issue("pin-old-refresh", PINTEREST_REFRESH_TOKEN_MS, t0 - 61 * DAY_MS);
   pinterest.accessTokens.add("pin-old");
   pinterest.clock.expireAt("pin-old", t0 + 3 * DAY_MS);
 

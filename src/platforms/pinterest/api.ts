@@ -133,7 +133,11 @@ export class PinterestApi {
   }
 }
 
-/** `POST /v5/oauth/token` with HTTP Basic client credentials. */
+/**
+ * `POST /v5/oauth/token` with HTTP Basic client credentials and `continuous_refresh=true` (required of apps created
+ * before 2025-09-25, the default after: developers.pinterest.com/docs/getting-started/scopes/). The answer brings a
+ * new refresh token with its own `refresh_token_expires_in` (60 days, rolling); the caller stores what it says.
+ */
 export async function refreshPinterestToken(
   ctx: AdapterContext,
   refreshToken: string,
@@ -146,7 +150,11 @@ export async function refreshPinterestToken(
       authorization: `Basic ${btoa(`${id}:${secret}`)}`,
       "content-type": "application/x-www-form-urlencoded",
     },
-    body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken }).toString(),
+    body: new URLSearchParams({
+      grant_type: "refresh_token",
+      refresh_token: refreshToken,
+      continuous_refresh: "true",
+    }).toString(),
   });
   const body = await readJson<PinterestTokenResponse>(res);
   if (res.status === 429 || res.status >= 500) {

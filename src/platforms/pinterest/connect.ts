@@ -45,7 +45,17 @@ export const pinterestConnector: PlatformConnector = {
       ctx,
       "Pinterest",
       `${config.PINTEREST_API_URL}/v5/oauth/token`,
-      { grant_type: "authorization_code", code: input.code, redirect_uri: input.redirectUri },
+      // Continuous refresh: "Pinterest no longer supports the legacy refresh token (365-day expiration, hard
+      // limit)"; apps created before 2025-09-25 must send continuous_refresh=true, later ones have it by default
+      // (developers.pinterest.com/docs/getting-started/scopes/, checked 2026-12-07). Sent always: the service
+      // does not know when its app was created. The lifetimes are read from the answer (expires_in,
+      // refresh_token_expires_in: 30 and 60 days today).
+      {
+        grant_type: "authorization_code",
+        code: input.code,
+        redirect_uri: input.redirectUri,
+        continuous_refresh: "true",
+      },
       { Authorization: basicAuth(config.PINTEREST_CLIENT_ID ?? "", config.PINTEREST_CLIENT_SECRET ?? "") },
     );
     const user = await getJson(ctx, "Pinterest", `${config.PINTEREST_API_URL}/v5/user_account`, token.access_token);

@@ -335,16 +335,16 @@ describe("pinterest adapter: errors", () => {
 });
 
 describe("pinterest adapter: refresh", () => {
-  it("refreshes with Basic client auth and keeps the refresh token when none is sent", async () => {
+  it("refreshes with Basic client auth and continuous_refresh=true; stores the new 60-day refresh token", async () => {
     fake = fakePinterest();
     const now = 1_700_000_000_000;
     const result = await pinterestAdapter.refresh!(testAdapterContext({ now: () => now }), testAccount("pinterest"));
     expect(result).toEqual({
       credentials: {
         access_token: "pina_fake_1",
-        refresh_token: "refresh-token",
+        refresh_token: "pinr_fake_1",
         expires_at: now + 2_592_000_000,
-        refresh_expires_at: now + 31_536_000_000, // refresh_token_expires_in: 365 days
+        refresh_expires_at: now + 5_184_000_000, // refresh_token_expires_in: 60 days (continuous refresh)
       },
       expiresAt: now + 2_592_000_000,
     });
@@ -356,15 +356,20 @@ describe("pinterest adapter: refresh", () => {
           authorization: `Basic ${btoa("pin-client:pin-secret")}`,
           "content-type": "application/x-www-form-urlencoded",
         },
-        form: { grant_type: "refresh_token", refresh_token: "refresh-token" },
+        form: { grant_type: "refresh_token", refresh_token: "refresh-token", continuous_refresh: "true" },
       },
     ]);
   });
 
-  it("stores a rotated refresh token", async () => {
-    fake = fakePinterest({ rotateRefreshToken: true });
-    const result = await pinterestAdapter.refresh!(testAdapterContext(), testAccount("pinterest"));
-    expect(result.credentials.refresh_token).toBe("pinr_fake_1");
+  it("the rolling refresh token keeps the account alive: each refresh's new token refreshes again", async () => {
+    fake = fakePinterest();
+    const first = await pinterestAdapter.refresh!(testAdapterContext(), testAccount("pinterest"));
+    const second = await pinterestAdapter.refresh!(
+      testAdapterContext(),
+      testAccount("pinterest", { credentials: first.credentials }),
+    );
+    expect([first.credentials.refresh_token, second.credentials.refresh_token]).toEqual(["pinr_fake_1", "pinr_fake_2"]);
+    expect(fake.calls.map((c) => c.form?.refresh_token)).toEqual(["refresh-token", "pinr_fake_1"]);
   });
 
   it("a refused refresh → auth with Pinterest's message", async () => {

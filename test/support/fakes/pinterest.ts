@@ -1,4 +1,5 @@
 import { fakeOrigin } from "../fake-fetch";
+import { PINTEREST_CONTINUOUS_REQUIRED } from "../oauth/fake-oauth";
 import { formFields, json, pathOf, pickHeaders, type RecordedCall, Script } from "./fake-kit";
 import { PULL_LIMITS, pulledImageRefusal } from "./pulled-media";
 import { DAY_MS, TokenClock } from "./token-clock";
@@ -15,9 +16,18 @@ import { DAY_MS, TokenClock } from "./token-clock";
  * - `GET /v5/pins/{id}/analytics` returns `{all:{daily_metrics, summary_metrics, lifetime_metrics}}` for the
  *   requested metric types within the 90-day window;
  * - `POST /v5/oauth/token` with Basic client auth refreshes or refuses. Access tokens live 30 days
- *   (`expires_in` 2592000), refresh tokens 365 days (`refresh_token_expires_in`); an expired access token gets the
- *   401 of an invalid one, an expired refresh token the 400 of an unknown one.
+ *   (`expires_in` 2592000). Refresh tokens are continuous ("rolling"): 60 days (`refresh_token_expires_in`
+ *   5184000, plus `refresh_token_expires_at`), and every refresh answers a new one with a fresh 60 days.
+ *   "Pinterest no longer supports the legacy refresh token (365-day expiration, hard limit)"; apps created before
+ *   September 25, 2025 must send `continuous_refresh=true`, later ones get continuous refresh by default
+ *   (developers.pinterest.com/docs/getting-started/scopes/ — the authentication page, "Pinterest no longer supports
+ *   the legacy refresh token", checked 2026-12-07). The fake is an app created before that date unless told
+ *   otherwise, and refuses a refresh without the parameter with a 400 `{code:1}` (the docs say "must" and quote no
+ *   error: the wording of that 400 is the fake's). An expired access token gets the 401 of an invalid one, an
+ *   expired refresh token the 400 of an unknown one.
  */
+
+export { PINTEREST_CONTINUOUS_REQUIRED };
 
 export const PINTEREST_ORIGIN = "https://pinterest.fake";
 export const PINTEREST_UPLOAD_PATH = "/media-upload/";
@@ -42,8 +52,11 @@ export interface PinterestFakeOptions {
   mediaStatuses?: string[];
   /** A Pin's totals over any requested window (split 2:1 across the first and last daily rows). */
   windowMetrics?: Record<string, number>;
-  /** Send a new refresh token on refresh (continuous refresh). */
-  rotateRefreshToken?: boolean;
+  /**
+   * The app was created on or after 2025-09-25: continuous refresh is its default, so a refresh without
+   * `continuous_refresh=true` is not refused (developers.pinterest.com/docs/getting-started/scopes/).
+   */
+  createdAfterContinuousCutoff?: boolean;
   /**
    * The app's access tier on this (production) host. `trial`: every `POST /v5/pins` answers 403 code 29, as
    * api.pinterest.com does for apps in Trial access (developers.pinterest.com/docs/key-concepts/access-tiers/ — Trial
@@ -77,7 +90,8 @@ export function s3ErrorResponse(status: number, code: string, message: string): 
 }
 
 export const PINTEREST_ACCESS_TOKEN_MS = 30 * DAY_MS;
-export const PINTEREST_REFRESH_TOKEN_MS = 365 * DAY_MS;
+/** Continuous (rolling) refresh tokens: 60 days, renewed by every refresh. */
+export const PINTEREST_REFRESH_TOKEN_MS = 60 * DAY_MS;
 
 export function fakePinterest(options: PinterestFakeOptions = {}) {
   const opts = {
@@ -86,7 +100,7 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
     boards: ["549755885175"],
     mediaStatuses: ["processing", "succeeded"],
     windowMetrics: { IMPRESSION: 5120, SAVE: 87, PIN_CLICK: 230, OUTBOUND_CLICK: 41, VIDEO_MRC_VIEW: 960 },
-    rotateRefreshToken: false,
+    createdAfterContinuousCutoff: false,
     ...options,
   };
   const calls: RecordedCall[] = [];
@@ -235,23 +249,28 @@ export function fakePinterest(options: PinterestFakeOptions = {}) {
       if (form.grant_type !== "refresh_token" || !refreshTokens.has(sent) || clock.expired(sent)) {
         return pinterestErrorResponse(400, 1, "Invalid refresh token.");
       }
+      if (form.continuous_refresh !== "true" && !opts.createdAfterContinuousCutoff) {
+        return pinterestErrorResponse(400, 1, PINTEREST_CONTINUOUS_REQUIRED);
+      }
       seq++;
       const access = `pina_fake_${seq}`;
       accessTokens.add(access);
       clock.issue(access, PINTEREST_ACCESS_TOKEN_MS);
+      // The answer of a continuous refresh (v5 OpenAPI, `OauthAccessTokenResponseEverlastingRefresh`): a new
+      // refresh token with `refresh_token_expires_in` and `refresh_token_expires_at` (epoch seconds).
+      const refresh = `pinr_fake_${seq}`;
+      refreshTokens.add(refresh);
+      clock.issue(refresh, PINTEREST_REFRESH_TOKEN_MS);
       const out: Record<string, unknown> = {
         access_token: access,
         token_type: "bearer",
         expires_in: PINTEREST_ACCESS_TOKEN_MS / 1000,
         scope: "boards:read boards:write pins:read pins:write user_accounts:read",
-        refresh_token_expires_in: clock.secondsLeft(sent) ?? PINTEREST_REFRESH_TOKEN_MS / 1000,
+        refresh_token: refresh,
+        refresh_token_expires_in: PINTEREST_REFRESH_TOKEN_MS / 1000,
+        refresh_token_expires_at: Math.floor((Date.now() + PINTEREST_REFRESH_TOKEN_MS) / 1000),
+        response_type: "refresh_token",
       };
-      if (opts.rotateRefreshToken) {
-        out.refresh_token = `pinr_fake_${seq}`;
-        refreshTokens.add(out.refresh_token as string);
-        clock.issue(out.refresh_token as string, PINTEREST_REFRESH_TOKEN_MS);
-        out.refresh_token_expires_in = PINTEREST_REFRESH_TOKEN_MS / 1000;
-      }
       return json(out);
     }
 

@@ -255,6 +255,8 @@ interface NetworkTable {
     answer: (r: TokenContext, oauth: FakeOAuth) => unknown;
     /** The answer to any other grant on the same path (a long-lived exchange, a refresh); null: not ours. */
     otherGrant?: (request: Request) => Promise<Response | null> | Response | null;
+    /** A network's own refusal of a token request, checked before the code is looked at (null: go on). */
+    refuse?: (request: Request) => Promise<Response | null>;
   };
   /** origin → the network's API paths on it (given the login, to tell its tokens); null: not ours. */
   api?: Record<string, (request: Request, oauth: FakeOAuth) => Promise<Response | null>>;
@@ -270,6 +272,8 @@ function fakeNetwork(t: NetworkTable): FakeNetwork {
       const p = path(req);
       if (origin === t.consent.origin && req.method === "GET" && p === t.consent.path) return oauth.authorize(req);
       if (origin === t.token.origin && p === t.token.path && (!t.token.method || req.method === t.token.method)) {
+        const refused = await t.token.refuse?.(req.clone());
+        if (refused) return refused;
         const r = await oauth.exchange(req.clone());
         if (r === null) return t.token.otherGrant ? t.token.otherGrant(req) : null;
         if (r instanceof Response) return r;
@@ -783,6 +787,10 @@ export function fakeGoogleOAuth(o: { authOrigin: string; tokenOrigin: string; ap
 
 // ---------------------------------------------------------------- Pinterest
 
+/** The 400 the fakes answer to a code exchange or refresh of a pre-2025-09-25 app without continuous_refresh. */
+export const PINTEREST_CONTINUOUS_REQUIRED =
+  "Legacy refresh tokens are no longer supported: send continuous_refresh=true.";
+
 export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string }): FakeNetwork {
   const user = {
     account_type: "BUSINESS",
@@ -813,12 +821,21 @@ export function fakePinterestOAuth(o: { authOrigin: string; apiOrigin: string })
       origin: o.apiOrigin,
       path: "/v5/oauth/token",
       method: "POST",
+      // Continuous refresh tokens (60 days, "Pinterest no longer supports the legacy refresh token (365-day
+      // expiration, hard limit)"), and apps created before 2025-09-25 must send continuous_refresh=true
+      // (developers.pinterest.com/docs/getting-started/scopes/, checked 2026-12-07; see fakes/pinterest.ts).
       answer: rfcTokenAnswer(() => ({
         response_type: "authorization_code",
         token_type: "bearer",
         expires_in: 2_592_000,
-        refresh_token_expires_in: 31_536_000,
+        refresh_token_expires_in: 5_184_000,
+        refresh_token_expires_at: Math.floor(Date.now() / 1000) + 5_184_000,
       })),
+      refuse: async (req) => {
+        const form = await req.formData();
+        if (form.get("grant_type") !== "authorization_code" || form.get("continuous_refresh") === "true") return null;
+        return jsonResponse({ code: 1, message: PINTEREST_CONTINUOUS_REQUIRED }, 400);
+      },
     },
     api: {
       [o.apiOrigin]: async (req, oauth) => {
