@@ -60,8 +60,9 @@ export const X_CREDITS_DEPLETED_MESSAGE =
  * X failures: 401 token rejected; 429 with `x-rate-limit-reset` (epoch seconds, no Retry-After); 5xx transient;
  * 400/403 the platform's refusal (duplicate content, invalid media, …) in its own words. Billing is not a rate
  * limit and says so: a pay-per-use account out of credits (402 `…/problems/credits-depleted`) and a spent monthly
- * usage cap (429 `UsageCapExceeded`, `…/problems/usage-capped`) are permanent — waiting minutes does not heal them —
- * and a spent 24-hour post limit (429 with `x-user-limit-24hour-remaining: 0` or the app's) waits for its reset.
+ * usage cap (429 `UsageCapExceeded`, `…/problems/usage-capped`, `period: "Monthly"`) are permanent — waiting minutes
+ * does not heal them —, while a spent daily usage cap (`period: "Daily"`) and a spent 24-hour post limit (429 with
+ * `x-user-limit-24hour-remaining: 0` or the app's) wait for their reset.
  */
 export async function xError(res: Response, now: number): Promise<PlatformError> {
   const body = await readJson<XProblem>(res);
@@ -77,6 +78,19 @@ export async function xError(res: Response, now: number): Promise<PlatformError>
   if (res.status === 401) return new PlatformError("auth", `X rejected the access token: ${reason}`, { status: 401 });
   if (USAGE_CAPPED.test(body?.type ?? "") || body?.title === "UsageCapExceeded") {
     const cap = [body?.period, body?.scope].filter(Boolean).join(" ").toLowerCase();
+    // X's OpenAPI (api.x.com/2/openapi.json, `UsageCapExceededProblem`): `period` is "Daily" or "Monthly", `scope`
+    // "Account" or "Product". A daily cap heals within a day: the row waits for it (transient, with the reset time)
+    // instead of being told to wait for the next billing period.
+    if (/^daily$/i.test(body?.period ?? "")) {
+      const resetAt = dailyCapResetAt(res.headers, now);
+      const wait = Math.ceil((resetAt - now) / 1000);
+      const at = new Date(resetAt).toISOString();
+      return new PlatformError(
+        "transient",
+        `X's ${cap} usage cap is used up (UsageCapExceeded: "${reason}"): X takes these requests again when the daily cap resets, by ${at}; the post is tried again then (publish it again after that time if its retries are spent); nothing was posted.`,
+        { status: res.status, retryAfterSeconds: wait },
+      );
+    }
     return new PlatformError(
       "permanent",
       `X's ${cap ? `${cap} ` : ""}usage cap is used up (UsageCapExceeded: "${reason}"): X takes no more of these requests from this app until the cap resets with the next billing period or is raised in the X Developer Console; nothing was posted.`,
@@ -101,6 +115,19 @@ export async function xError(res: Response, now: number): Promise<PlatformError>
     return new PlatformError("transient", `X is unavailable (HTTP ${res.status}).`, { status: res.status });
   const needsReconnect = res.status === 403 && NEEDS_RECONNECT.test(body?.type ?? "");
   return new PlatformError("permanent", `X refused the post: ${reason}`, { status: res.status, needsReconnect });
+}
+
+/**
+ * When a spent daily usage cap takes requests again (epoch ms): the 24-hour reset X sends
+ * (`x-user-limit-24hour-reset` / `x-app-limit-24hour-reset`, epoch seconds:
+ * docs.x.com/x-api/fundamentals/rate-limits) when it sends one, else a whole day — the longest a daily cap lasts.
+ */
+function dailyCapResetAt(headers: Headers, now: number): number {
+  for (const h of ["x-user-limit-24hour-reset", "x-app-limit-24hour-reset"]) {
+    const at = Number(headers.get(h)) * 1000;
+    if (headers.get(h) && Number.isFinite(at) && at > now) return at;
+  }
+  return now + 24 * 3600 * 1000;
 }
 
 /** Which 24-hour limit X says is spent (docs.x.com/x-api/fundamentals/rate-limits, `x-*-limit-24hour-*`). */

@@ -225,6 +225,27 @@ describe("X adapter against the fake", () => {
     });
   });
 
+  it("a spent daily usage cap waits for its reset (a day at most), not for the next billing period", async () => {
+    const now = Date.parse("2026-12-07T08:00:00Z");
+    fakes.x.inject("POST /2/tweets", fakes.x.usageCapped("Daily", "Account"));
+    expect(
+      await platformRejection(xAdapter.publish(testAdapterContext({ now: () => now }), request("capped daily"))),
+    ).toEqual({
+      name: "PlatformError",
+      kind: "transient",
+      message:
+        'X\'s daily account usage cap is used up (UsageCapExceeded: "Usage cap exceeded: Daily account cap"): X takes these requests again when the daily cap resets, by 2026-12-08T08:00:00.000Z; the post is tried again then (publish it again after that time if its retries are spent); nothing was posted.',
+      retryAfterSeconds: 86_400,
+      status: 429,
+    });
+    // With X's 24-hour reset header, that time.
+    const at = Math.floor(Date.now() / 1000) + 2 * 3600;
+    fakes.x.inject("POST /2/tweets", fakes.x.usageCapped("Daily", "Product", 2 * 3600));
+    const err = await platformRejection(xAdapter.publish(testAdapterContext(), request("capped daily 2")));
+    expect(err.kind).toBe("transient");
+    expect(err.message).toContain(`resets, by ${new Date(at * 1000).toISOString()};`);
+  });
+
   it("a spent 24-hour post limit waits for its reset, and says so", async () => {
     fakes.x.inject("POST /2/tweets", fakes.x.dailyLimitSpent(3 * 3600));
     const before = Math.floor(Date.now() / 1000);

@@ -138,11 +138,16 @@ export class FakeX extends ScriptedFake {
   }
 
   /**
-   * A spent monthly usage cap: 429 `UsageCapExceeded` with `…/problems/usage-capped`, while the rate-limit headers
-   * still show the 15-minute window nearly unused (docs.x.com/x-api/fundamentals/post-cap; body as reported in
-   * xdevplatform/xdk#25).
+   * A spent usage cap: 429 `UsageCapExceeded` with `…/problems/usage-capped`, while the rate-limit headers still show
+   * the 15-minute window nearly unused (docs.x.com/x-api/fundamentals/post-cap; body as reported in
+   * xdevplatform/xdk#25). X's OpenAPI (`UsageCapExceededProblem`) gives `period` "Daily" | "Monthly" and `scope`
+   * "Account" | "Product". `resetInSeconds` adds the 24-hour reset header of docs.x.com/x-api/fundamentals/rate-limits.
    */
-  usageCapped() {
+  usageCapped(
+    period: "Monthly" | "Daily" = "Monthly",
+    scope: "Product" | "Account" = "Product",
+    resetInSeconds?: number,
+  ) {
     return () =>
       json(
         429,
@@ -150,12 +155,17 @@ export class FakeX extends ScriptedFake {
           account_id: "1500000000000000000",
           product_name: "standard-basic",
           title: "UsageCapExceeded",
-          period: "Monthly",
-          scope: "Product",
-          detail: "Usage cap exceeded: Monthly product cap",
+          period,
+          scope,
+          detail: `Usage cap exceeded: ${period} ${scope.toLowerCase()} cap`,
           type: "https://api.twitter.com/2/problems/usage-capped",
         },
-        this.rateHeaders(),
+        {
+          ...this.rateHeaders(),
+          ...(resetInSeconds === undefined
+            ? {}
+            : { "x-app-limit-24hour-reset": String(Math.floor(Date.now() / 1000) + resetInSeconds) }),
+        },
       );
   }
 
