@@ -7,13 +7,18 @@ import { usageRetryAfterSeconds } from "./usage";
  * Graph error envelope → PlatformError, shared by Facebook, both Instagrams and Threads. Meta's HTTP status says
  * little (throttles come back 400/403, expired tokens 400), so the `code` decides:
  * - 190 (and 102, 104, 2500: no/invalid session) → auth;
- * - 4 app, 17 user, 32 page, 613 custom, 80001–80014 business-use-case throttles → transient, wait from usage headers;
+ * - 4 app, 17 user, 32 page, 341 application limit, 613 custom, 80001–80014 business-use-case throttles, and 9 →
+ *   transient, wait from usage headers. Code 9 is what integrators get for a spent publishing limit ("OAuthException
+ *   … Error Code 9 or 32", Instagram's 24-hour limit; Threads' own docs list no error for its 250-posts quota:
+ *   developers.facebook.com/docs/threads/troubleshooting names only `threads_publishing_limit`), and a limit that
+ *   heals with time is never a permanent failure;
  * - 1, 2 unknown/temporary, `is_transient`, 5xx → transient;
  * - anything else (100 invalid parameter, 10/200–299 permission, 368 policy block, 506 duplicate…) → permanent.
  */
 
 const AUTH_CODES = new Set([102, 104, 190, 2500]);
-const THROTTLE_CODES = new Set([4, 17, 32, 613]);
+/** Graph "Handling Errors": 4 API Too Many Calls, 17 User Too Many Calls, 32 Page, 341 Application limit, 613 custom. */
+const THROTTLE_CODES = new Set([4, 9, 17, 32, 341, 613]);
 /** 1/2 unknown or temporary; 9007 "media not ready" when publishing an unfinished container. */
 const TRANSIENT_CODES = new Set([1, 2, 9007]);
 

@@ -141,6 +141,27 @@ describe("Threads publish", () => {
     expect([err.kind, err.status, err.retryAfterSeconds]).toEqual(["transient", 400, 600]);
   });
 
+  // Threads' quota error is undocumented (developers.facebook.com/docs/threads/troubleshooting lists none): code 9
+  // (what integrators get for a spent publishing limit) and Graph's rate-limit codes are retried later, with
+  // is_transient false as Meta sends them — the code decides, not the flag.
+  it.each([
+    [9, "(#9) This action cannot be performed at this time. Please try again later."],
+    [4, "(#4) Application request limit reached"],
+    [17, "(#17) User request limit reached"],
+    [32, "(#32) Page request limit reached"],
+    [341, "(#341) Application limit reached"],
+    [613, "(#613) Calls to this api have exceeded the rate limit."],
+  ])("Graph code %i on publish is transient (retried later), not permanent", async (code, message) => {
+    fake.failNext({ path: `/v1.0/${USER}/threads_publish` }, () => graphErrorResponse(400, { message, code }));
+    const err = await platformFailure(adapter.publish(testAdapterContext(), request([])));
+    expect({ kind: err.kind, status: err.status, message: err.message }).toEqual({
+      kind: "transient",
+      status: 400,
+      message: message.replace(/^\(#\d+\)\s*/, ""),
+    });
+    expect(fake.published).toEqual([]);
+  });
+
   it("maps a 5xx to transient", async () => {
     fake.failNext({ path: `/v1.0/${USER}/threads_publish` }, () => metaServerError(502));
     const err = await platformFailure(adapter.publish(testAdapterContext(), request([])));
