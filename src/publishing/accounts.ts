@@ -1,4 +1,4 @@
-import { and, eq, isNull, lte, or } from "drizzle-orm";
+import { and, eq, gt, isNull, lte, or } from "drizzle-orm";
 import type { Platform } from "../catalog/platforms";
 import type { ServiceContext } from "../context";
 import { socialAccounts } from "../db/schema";
@@ -229,4 +229,35 @@ export async function markTokenExpired(ctx: ServiceContext, loaded: LoadedAccoun
   await ctx.db.batch([...tokenExpiredStatements(ctx, loaded.row.id, ctx.now())]);
   log("warn", "token_expired", { social_account_id: loaded.row.id, platform: loaded.row.platform });
   return { ok: false };
+}
+
+/**
+ * Whether an account marked `needs_reconnect` is asked again before its next row fails (issue 35): a mark of a
+ * permission refusal is (the permission may have been granted again, or the refusal was the network's passing
+ * mistake); an account whose access has ended by time (`access_ends_at` passed) is not — the cron would only mark it
+ * again.
+ */
+export function askAgainAfterMark(row: AccountRow, now: number): boolean {
+  return row.health === "needs_reconnect" && (row.accessEndsAt === null || row.accessEndsAt > now);
+}
+
+/**
+ * The network took the account's post after a permission refusal had marked it: `needs_reconnect` → `ok`, reason
+ * cleared, no event (as an `expiring` account healed by a refresh). Conditional, so concurrent rows clear it once.
+ */
+export async function clearNeedsReconnect(ctx: ServiceContext, accountId: string): Promise<void> {
+  const now = ctx.now();
+  const cleared = await ctx.db
+    .update(socialAccounts)
+    .set({ health: "ok", healthReason: null, healthChangedAt: now, updatedAt: now })
+    .where(
+      and(
+        eq(socialAccounts.id, accountId),
+        eq(socialAccounts.health, "needs_reconnect"),
+        eq(socialAccounts.status, "connected"),
+        or(isNull(socialAccounts.accessEndsAt), gt(socialAccounts.accessEndsAt, now)),
+      ),
+    )
+    .returning({ id: socialAccounts.id });
+  if (cleared.length > 0) log("info", "account_reconnect_mark_cleared", { social_account_id: accountId });
 }

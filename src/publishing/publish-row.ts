@@ -19,7 +19,14 @@ import {
 import { threadForRules } from "../services/posts/row-texts";
 import { markNeedsReconnect } from "../services/social-accounts/account-health";
 import { refreshMastodonLimits } from "../services/social-accounts/mastodon-instance";
-import { loadAccount, markTokenExpired, needsRefresh, refreshAccount } from "./accounts";
+import {
+  askAgainAfterMark,
+  clearNeedsReconnect,
+  loadAccount,
+  markTokenExpired,
+  needsRefresh,
+  refreshAccount,
+} from "./accounts";
 import { createAdapterContext } from "./context";
 import { PUBLISH_ERRORS, RowFailure } from "./errors";
 import { fitMediaForRow } from "./fit-media";
@@ -113,8 +120,8 @@ async function handleFailure(
     message = err.message;
   } else if (err instanceof PlatformError && err.needsReconnect) {
     // A permission the network took back (docs/account-health.md): the account needs a reconnect, recorded once
-    // with the network's reason; this row fails saying so, and the account's other rows fail the same way at their
-    // time (publishClaimed) until it is reconnected — without asking the network again.
+    // with the network's reason; this row fails saying so. The account's next row asks the network again
+    // (publishClaimed): a success clears the mark, a refusal fails that row the same way (no second event).
     await markNeedsReconnect(ctx, row.socialAccountId, err.message);
     message = PUBLISH_ERRORS.needsReconnect(err.message);
   } else if (err instanceof PlatformError) {
@@ -157,7 +164,11 @@ async function publishClaimed(
   }
   if (!accountRow.isActive) throw new RowFailure(PUBLISH_ERRORS.deactivated);
   if (accountRow.status === "token_expired") throw new RowFailure(PUBLISH_ERRORS.sessionExpired);
-  if (accountRow.health === "needs_reconnect") {
+  // A mark of a permission refusal is asked again (issue 35, docs/decisions/0111): the row goes to the network, whose
+  // answer is the check — the publish call is the only one that proves a write permission on most networks. An
+  // account whose access has ended by time fails at once.
+  const marked = accountRow.health === "needs_reconnect";
+  if (marked && !askAgainAfterMark(accountRow, ctx.now())) {
     throw new RowFailure(PUBLISH_ERRORS.needsReconnect(accountRow.healthReason ?? "access ended"));
   }
 
@@ -264,7 +275,9 @@ async function publishClaimed(
     }
   }
   const job = await followUps(); // media fitted before the post is made: a thread that cannot go out fails first
-  return { main: await withAuth(() => adapter.publish(actx, request())), followUps: job };
+  const main = await withAuth(() => adapter.publish(actx, request()));
+  if (marked) await clearNeedsReconnect(ctx, row.socialAccountId);
+  return { main, followUps: job };
 }
 
 /**

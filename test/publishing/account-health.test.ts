@@ -204,7 +204,7 @@ describe("account health: a permission the network took back", () => {
     "If posting to a page, requires both pages_read_engagement and pages_manage_posts as an admin with sufficient administrative permission";
   const MESSAGE = `The social account needs reconnecting: ${REASON}. Reconnect it, granting the permissions asked for.`;
 
-  it("Facebook (#200): the row fails saying so, the account needs_reconnect once; the account's next row fails at its time without asking Facebook", async () => {
+  it("Facebook (#200): the row fails saying so, the account needs_reconnect once; the next row asks Facebook again and fails the same way; once Facebook takes a post the mark is cleared", async () => {
     const ws = await subscribed();
     const accountId = await seedAccount(ws, {
       platform: "facebook",
@@ -224,11 +224,23 @@ describe("account health: a permission the network took back", () => {
       health_reason: REASON,
       updated_at: expect.stringMatching(YMDHIS),
     });
-    const calls = facebook.calls.length;
+    const feedCalls = () => facebook.calls.filter((c) => c.path === `/v23.0/${PAGE}/feed`).length;
+    expect(feedCalls()).toBe(1);
 
+    // Issue 35: the mark does not fail the next row unasked; Facebook refuses again → the same failure, no new event.
+    facebook.failNext({ path: `/v23.0/${PAGE}/feed` }, metaPermissionError);
     await deliver(second.messages);
     expect(await readRow(second.rowIds[0]!)).toMatchObject({ status: "failed", error_message: MESSAGE });
-    expect(facebook.calls.length).toBe(calls);
+    expect(feedCalls()).toBe(2);
+    expect(await types(ws)).toEqual(["account.needs_reconnect"]);
+    expect(await listed(ws, accountId)).toMatchObject({ health: "needs_reconnect", health_reason: REASON });
+
+    // The role is given back: the next row publishes and the mark is cleared (no event).
+    const third = await seedPost(ws, { content: "third", rows: [row] });
+    await deliver(third.messages);
+    expect(await readRow(third.rowIds[0]!)).toMatchObject({ status: "published", error_message: null });
+    expect(feedCalls()).toBe(3);
+    expect(await listed(ws, accountId)).toMatchObject({ status: "connected", health: "ok", health_reason: null });
     expect(await types(ws)).toEqual(["account.needs_reconnect"]);
   });
 
@@ -254,8 +266,8 @@ describe("account health: a permission the network took back", () => {
 
 /**
  * X, TikTok, Pinterest and YouTube (issue 29): each network's documented permission refusal marks the account
- * `needs_reconnect` once, in the network's words; the row fails saying so and the account's next row fails at its
- * time without calling the network. Each fake answers as its network does when the permission is missing.
+ * `needs_reconnect` once, in the network's words; the row fails saying so and the account's next row asks the
+ * network again (issue 35), failing the same way while the permission is still missing. Each fake answers as its network does when the permission is missing.
  */
 describe("account health: X, TikTok, Pinterest and YouTube permission refusals", () => {
   interface Case {
@@ -345,9 +357,11 @@ describe("account health: X, TikTok, Pinterest and YouTube permission refusals",
     });
     const calls = fake.calls();
 
+    // The next row asks the network again (issue 35): still refused, the same failure and no second event.
     await deliver(second.messages);
     expect(await readRow(second.rowIds[0]!)).toMatchObject({ status: "failed", error_message: message });
-    expect(fake.calls()).toBe(calls);
+    expect(fake.calls()).toBeGreaterThan(calls);
+    expect(await listed(ws, accountId)).toMatchObject({ health: "needs_reconnect", health_reason: c.reason });
     expect(await types(ws)).toEqual(["account.needs_reconnect"]);
   });
 
