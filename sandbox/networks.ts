@@ -630,7 +630,7 @@ function facebook(origin: string, graphs: MetaGraphs): SandboxNetwork {
     label: "Facebook",
     origin,
     net,
-    consentPath: "/v23.0/dialog/oauth",
+    consentPath: "/v26.0/dialog/oauth",
     account: "Alice Example, admin of the Pages Acme Bakery and Acme Cafe",
     secrets: { FACEBOOK_APP_ID: net.oauth.spec.clientId, FACEBOOK_APP_SECRET: net.oauth.spec.clientSecret },
     vars: { FACEBOOK_AUTH_URL: origin, FACEBOOK_GRAPH_URL: origin },

@@ -80,13 +80,14 @@ export const configSchema = z.object({
     .pipe(z.string().regex(/^\d{6}(\.\d{2})?$/)),
   /**
    * Graph API version of every Facebook and Instagram call (graph.facebook.com and graph.instagram.com, the Facebook
-   * Login dialog): `vNN.N`. Meta keeps each version about two years; v23.0 is available until 8 October 2027
-   * (docs/configuration.md has the schedule). Move it before then.
+   * Login dialog): `vNN.N`. Meta keeps each version about two years; v26.0 (the newest, released 29 July 2026) has
+   * no end date announced yet, v25.0 ends 29 July 2028 (developers.facebook.com/docs/graph-api/changelog/versions,
+   * checked 2026-12-07; docs/platforms.md has the schedule). Move it before its end.
    */
   META_GRAPH_API_VERSION: z
     .string()
-    .default("v23.0")
-    .transform((v) => v.trim() || "v23.0")
+    .default("v26.0")
+    .transform((v) => v.trim() || "v26.0")
     .pipe(z.string().regex(/^v\d+\.\d+$/)),
   /** Threads API version (graph.threads.net): its own numbering, `v1.0` the only one so far, no end date announced. */
   THREADS_API_VERSION: z

@@ -236,7 +236,7 @@ describe("connect flow per network", () => {
 
     const { consentAt, callback } = await connectThroughApi(ws, { platform: "facebook" });
     const consentUrl = new URL(consentAt);
-    expect(consentUrl.origin + consentUrl.pathname).toBe("https://facebook-auth.fake/v23.0/dialog/oauth");
+    expect(consentUrl.origin + consentUrl.pathname).toBe("https://facebook-auth.fake/v26.0/dialog/oauth");
     expect(consentUrl.searchParams.get("scope")).toBe(
       "pages_show_list,pages_read_engagement,pages_manage_posts,read_insights,business_management,pages_manage_engagement",
     );

@@ -77,7 +77,7 @@ describe("PKCE wherever the network accepts it", () => {
   it("the fake Facebook refuses a code whose verifier does not match its challenge, as Facebook does", async () => {
     const net = fakeFacebookOAuth({ authOrigin: "https://facebook-auth.fake", graphOrigin: "https://facebook.fake" });
     const verifier = "v".repeat(64);
-    const authorize = new URL("https://facebook-auth.fake/v23.0/dialog/oauth");
+    const authorize = new URL("https://facebook-auth.fake/v26.0/dialog/oauth");
     for (const [k, v] of Object.entries({
       client_id: "fb-app",
       redirect_uri: "https://api.test/api/oauth/facebook/callback",
@@ -92,7 +92,7 @@ describe("PKCE wherever the network accepts it", () => {
       return new URL(res!.headers.get("location")!).searchParams.get("code")!;
     };
     const exchange = async (code: string, codeVerifier: string | null) => {
-      const url = new URL("https://facebook.fake/v23.0/oauth/access_token");
+      const url = new URL("https://facebook.fake/v26.0/oauth/access_token");
       url.searchParams.set("client_id", "fb-app");
       url.searchParams.set("client_secret", "fb-secret");
       url.searchParams.set("redirect_uri", "https://api.test/api/oauth/facebook/callback");

@@ -284,7 +284,7 @@ describe("fake token lifetimes", () => {
     ] as const) {
       fake.validTokens.add("long-lived");
       fake.longLived.issue("long-lived", t0 - 60 * DAY_MS + MINUTE_MS);
-      expect((await answer(`${origin}/v23.0/me`, bearer("long-lived"))).body.error?.code).not.toBe(190);
+      expect((await answer(`${origin}/v26.0/me`, bearer("long-lived"))).body.error?.code).not.toBe(190);
       later(MINUTE_MS);
       const expired = {
         status: 400,
@@ -300,7 +300,7 @@ describe("fake token lifetimes", () => {
           },
         },
       };
-      expect(await answer(`${origin}/v23.0/me`, bearer("long-lived"))).toEqual(expired);
+      expect(await answer(`${origin}/v26.0/me`, bearer("long-lived"))).toEqual(expired);
       expect(await answer(`${origin}/refresh_access_token?grant_type=${grant}&access_token=long-lived`)).toEqual(
         expired,
       );
@@ -315,7 +315,7 @@ describe("fake token lifetimes", () => {
     fb.validTokens.add("page-token");
     fb.clock.issue("user-token", 60 * DAY_MS);
     later(365 * DAY_MS);
-    expect((await answer("https://facebook.fake/v23.0/me", bearer("page-token"))).status).toBe(200);
-    expect((await answer("https://facebook.fake/v23.0/me", bearer("user-token"))).body.error.code).toBe(190);
+    expect((await answer("https://facebook.fake/v26.0/me", bearer("page-token"))).status).toBe(200);
+    expect((await answer("https://facebook.fake/v26.0/me", bearer("user-token"))).body.error.code).toBe(190);
   });
 });

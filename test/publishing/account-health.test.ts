@@ -214,7 +214,7 @@ describe("account health: a permission the network took back", () => {
     const row = { accountId, platform: "facebook", contentType: "facebook_post" };
     const first = await seedPost(ws, { content: "first", rows: [row] });
     const second = await seedPost(ws, { content: "second", rows: [row] });
-    facebook.failNext({ path: `/v23.0/${PAGE}/feed` }, metaPermissionError);
+    facebook.failNext({ path: `/v26.0/${PAGE}/feed` }, metaPermissionError);
 
     await deliver(first.messages);
     expect(await readRow(first.rowIds[0]!)).toMatchObject({ status: "failed", error_message: MESSAGE });
@@ -224,11 +224,11 @@ describe("account health: a permission the network took back", () => {
       health_reason: REASON,
       updated_at: expect.stringMatching(YMDHIS),
     });
-    const feedCalls = () => facebook.calls.filter((c) => c.path === `/v23.0/${PAGE}/feed`).length;
+    const feedCalls = () => facebook.calls.filter((c) => c.path === `/v26.0/${PAGE}/feed`).length;
     expect(feedCalls()).toBe(1);
 
     // Issue 35: the mark does not fail the next row unasked; Facebook refuses again → the same failure, no new event.
-    facebook.failNext({ path: `/v23.0/${PAGE}/feed` }, metaPermissionError);
+    facebook.failNext({ path: `/v26.0/${PAGE}/feed` }, metaPermissionError);
     await deliver(second.messages);
     expect(await readRow(second.rowIds[0]!)).toMatchObject({ status: "failed", error_message: MESSAGE });
     expect(feedCalls()).toBe(2);

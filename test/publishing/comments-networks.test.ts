@@ -76,7 +76,7 @@ const NETWORKS: CommentNetwork[] = [
     platform: "facebook",
     contentType: "facebook_post",
     seed: (ws) => seedAccount(ws, { platform: "facebook", platformUserId: PAGE, credentials: token }),
-    create: /^\/v23\.0\/[^/]+\/comments$/,
+    create: /^\/v26\.0\/[^/]+\/comments$/,
     comments: metaComments(() => facebook),
   },
   {
@@ -84,7 +84,7 @@ const NETWORKS: CommentNetwork[] = [
     contentType: "instagram_feed",
     media: async (ws) => [await seedMedia(ws, "image")],
     seed: (ws) => seedAccount(ws, { platform: "instagram", platformUserId: IG_USER, credentials: token }),
-    create: /^\/v23\.0\/[^/]+\/comments$/,
+    create: /^\/v26\.0\/[^/]+\/comments$/,
     comments: metaComments(() => instagram),
   },
   {
@@ -92,7 +92,7 @@ const NETWORKS: CommentNetwork[] = [
     contentType: "instagram_feed",
     media: async (ws) => [await seedMedia(ws, "image")],
     seed: (ws) => seedAccount(ws, { platform: "instagram-facebook", platformUserId: IG_USER, credentials: token }),
-    create: /^\/v23\.0\/[^/]+\/comments$/,
+    create: /^\/v26\.0\/[^/]+\/comments$/,
     comments: metaComments(() => facebook),
   },
   {

@@ -107,7 +107,7 @@ function instagramCase(platform: string, content: string, graph: () => MetaGraph
     content,
     media: async (ws) => [await seedMedia(ws, "image")],
     seed: (ws) => seedAccount(ws, { platform, platformUserId: IG_USER, credentials: token }),
-    create: { method: "POST", path: `/v23.0/${IG_USER}/media_publish` },
+    create: { method: "POST", path: `/v26.0/${IG_USER}/media_publish` },
     posts: () => igPosts(graph()),
   };
 }
@@ -159,7 +159,7 @@ const CASES: NetworkCase[] = [
     contentType: "facebook_post",
     content: "Exactly once on a Facebook Page",
     seed: (ws) => seedAccount(ws, { platform: "facebook", platformUserId: PAGE, credentials: token }),
-    create: { method: "POST", path: `/v23.0/${PAGE}/feed` },
+    create: { method: "POST", path: `/v26.0/${PAGE}/feed` },
     posts: () =>
       facebook.published.map((p) => ({
         id: p.id,
@@ -295,7 +295,7 @@ describe("no post is ever made twice", () => {
       network: "Facebook",
       fault: [
         "POST",
-        `/v23.0/${PAGE}/photo_stories`,
+        `/v26.0/${PAGE}/photo_stories`,
         {
           kind: "status",
           status: 500,

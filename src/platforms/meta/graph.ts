@@ -15,7 +15,7 @@ export interface GraphClientOptions {
   label: string;
   /** Scheme + host from Config, without a trailing slash. */
   host: string;
-  /** Version path segment ("v23.0"), kept in one place per adapter. */
+  /** Version path segment ("v26.0"), kept in one place per adapter. */
   version: string;
   token: string;
 }

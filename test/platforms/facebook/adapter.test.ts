@@ -48,7 +48,7 @@ describe("Facebook Page publish", () => {
     expect(fake.calls.map(view)).toEqual([
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/feed`,
+        path: `/v26.0/${PAGE}/feed`,
         query: { fields: "id,permalink_url" },
         body: { message: "Opening hours changed", published: true },
         headers: JSON_HEADERS,
@@ -66,7 +66,7 @@ describe("Facebook Page publish", () => {
     expect(fake.calls.map(view)).toEqual([
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/photos`,
+        path: `/v26.0/${PAGE}/photos`,
         query: {},
         body: { url: image.url, message: "Opening hours changed", published: true },
         headers: JSON_HEADERS,
@@ -84,14 +84,14 @@ describe("Facebook Page publish", () => {
     expect(fake.calls.map(view)).toEqual([
       ...media.map((m) => ({
         method: "POST",
-        path: `/v23.0/${PAGE}/photos`,
+        path: `/v26.0/${PAGE}/photos`,
         query: {},
         body: { url: m.url, published: false },
         headers: JSON_HEADERS,
       })),
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/feed`,
+        path: `/v26.0/${PAGE}/feed`,
         query: { fields: "id,permalink_url" },
         body: {
           message: "Opening hours changed",
@@ -118,7 +118,7 @@ describe("Facebook Page publish", () => {
     expect(fake.calls.map(view)).toEqual([
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/videos`,
+        path: `/v26.0/${PAGE}/videos`,
         query: {},
         body: { file_url: video.url, description: "Opening hours changed", published: true },
         headers: JSON_HEADERS,
@@ -140,7 +140,7 @@ describe("Facebook Page publish", () => {
     });
     const status = {
       method: "GET",
-      path: "/v23.0/122300000001",
+      path: "/v26.0/122300000001",
       query: { fields: "status" },
       body: null,
       headers: AUTH,
@@ -148,21 +148,21 @@ describe("Facebook Page publish", () => {
     expect(fake.calls.map(view)).toEqual([
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/video_reels`,
+        path: `/v26.0/${PAGE}/video_reels`,
         query: { upload_phase: "start" },
         body: null,
         headers: AUTH,
       },
       {
         method: "POST",
-        path: "/video-upload/v23.0/122300000001",
+        path: "/video-upload/v26.0/122300000001",
         query: {},
         body: null,
         headers: { authorization: "OAuth access-token", file_url: video.url },
       },
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/video_reels`,
+        path: `/v26.0/${PAGE}/video_reels`,
         query: {
           upload_phase: "finish",
           video_id: "122300000001",
@@ -197,14 +197,14 @@ describe("Facebook Page publish", () => {
     expect(fake.calls.map(view)).toEqual([
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/photos`,
+        path: `/v26.0/${PAGE}/photos`,
         query: {},
         body: { url: image.url, published: false },
         headers: JSON_HEADERS,
       },
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/photo_stories`,
+        path: `/v26.0/${PAGE}/photo_stories`,
         query: {},
         body: { photo_id: "122100000001" },
         headers: JSON_HEADERS,
@@ -219,21 +219,21 @@ describe("Facebook Page publish", () => {
     expect(fake.calls.map(view)).toEqual([
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/video_stories`,
+        path: `/v26.0/${PAGE}/video_stories`,
         query: {},
         body: { upload_phase: "start" },
         headers: JSON_HEADERS,
       },
       {
         method: "POST",
-        path: "/video-upload/v23.0/122300000001",
+        path: "/video-upload/v26.0/122300000001",
         query: {},
         body: null,
         headers: { authorization: "OAuth access-token", file_url: video.url },
       },
       {
         method: "POST",
-        path: `/v23.0/${PAGE}/video_stories`,
+        path: `/v26.0/${PAGE}/video_stories`,
         query: {},
         body: { upload_phase: "finish", video_id: "122300000001" },
         headers: JSON_HEADERS,
@@ -242,7 +242,7 @@ describe("Facebook Page publish", () => {
   });
 
   it("maps a Page throttle (400, code 80001) to transient with the BUC wait", async () => {
-    fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () =>
+    fake.failNext({ path: `/v26.0/${PAGE}/feed` }, () =>
       metaThrottle({ code: 80001, regainMinutes: 5, businessId: PAGE }),
     );
     const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
@@ -255,13 +255,13 @@ describe("Facebook Page publish", () => {
   });
 
   it("maps a page-level throttle (code 32) to transient", async () => {
-    fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () => metaThrottle({ code: 32, status: 403 }));
+    fake.failNext({ path: `/v26.0/${PAGE}/feed` }, () => metaThrottle({ code: 32, status: 403 }));
     const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
     expect([err.kind, err.status, err.message]).toEqual(["transient", 403, "Page request limit reached"]);
   });
 
   it("maps a 5xx to transient", async () => {
-    fake.failNext({ path: `/v23.0/${PAGE}/feed` }, () => metaServerError(500));
+    fake.failNext({ path: `/v26.0/${PAGE}/feed` }, () => metaServerError(500));
     const err = await platformFailure(adapter.publish(testAdapterContext(), request("facebook_post", [])));
     expect([err.kind, err.status]).toEqual(["transient", 500]);
   });
@@ -303,7 +303,7 @@ describe("Facebook Page publish", () => {
       expiresAt: null,
     });
     expect(fake.calls.map(view)).toEqual([
-      { method: "GET", path: "/v23.0/me", query: { fields: "id" }, body: null, headers: AUTH },
+      { method: "GET", path: "/v26.0/me", query: { fields: "id" }, body: null, headers: AUTH },
     ]);
   });
 
@@ -314,7 +314,7 @@ describe("Facebook Page publish", () => {
     expect(refused.message).toMatch(/^Error validating access token: Session has expired/);
 
     fake.expiredTokens.clear();
-    fake.failNext({ path: /^\/v23\.0\/me/ }, () => metaServerError(500));
+    fake.failNext({ path: /^\/v26\.0\/me/ }, () => metaServerError(500));
     const failed = await platformFailure(adapter.refresh!(testAdapterContext(), testAccount("facebook")));
     expect(failed.kind).toBe("transient");
   });
@@ -343,7 +343,7 @@ describe("Facebook metrics", () => {
     expect(fake.calls.map(view)).toEqual([
       {
         method: "GET",
-        path: `/v23.0/${PAGE}_122000777/insights`,
+        path: `/v26.0/${PAGE}_122000777/insights`,
         query: { metric: "post_media_view,post_total_media_view_unique,post_reactions_by_type_total,post_clicks" },
         body: null,
         headers: AUTH,
@@ -353,7 +353,7 @@ describe("Facebook metrics", () => {
 
   it("the retired post_impressions fails the whole request, as Graph does", async () => {
     fake.setInsights(`${PAGE}_1`, { post_media_view: 1 });
-    const res = await fetch(`https://facebook.fake/v23.0/${PAGE}_1/insights?metric=post_impressions,post_media_view`, {
+    const res = await fetch(`https://facebook.fake/v26.0/${PAGE}_1/insights?metric=post_impressions,post_media_view`, {
       headers: AUTH,
     });
     expect([res.status, await res.json()]).toEqual([
@@ -424,8 +424,8 @@ describe("Facebook metrics", () => {
       ],
     ]);
     expect(fake.calls.map((c) => `${c.method} ${c.path}`)).toEqual([
-      "GET /v23.0/900100/video_insights",
-      "GET /v23.0/900200/video_insights",
+      "GET /v26.0/900100/video_insights",
+      "GET /v26.0/900200/video_insights",
     ]);
   });
 

@@ -58,7 +58,7 @@ describe("Facebook first comments", () => {
     const call = fake.calls.at(-1)!;
     expect(call).toMatchObject({
       method: "POST",
-      path: `/v23.0/${main.platformPostId}/comments`,
+      path: `/v26.0/${main.platformPostId}/comments`,
       body: { message: "Details: https://example.com/news" },
     });
   });
@@ -76,7 +76,7 @@ describe("Facebook first comments", () => {
     });
     const checkpoint = memoryCheckpoint();
     const req = comment(main, "Link below", { checkpoint });
-    failAfterHandling("POST", `/v23.0/${main.platformPostId}/comments`, { kind: "timeout" });
+    failAfterHandling("POST", `/v26.0/${main.platformPostId}/comments`, { kind: "timeout" });
     expect(await platformRejection(adapter.comment!(testAdapterContext(), req))).toMatchObject({ kind: "transient" });
     expect(checkpoint.saves).toEqual([{ create_sent_at: expect.any(Number) }]);
     const ours = fake.comments[1]!;
@@ -99,7 +99,7 @@ describe("Facebook first comments", () => {
 
   it("classifies throttles and 5xx as transient and an expired token as auth", async () => {
     const main = await adapter.publish(testAdapterContext(), post("Big news"));
-    const path = `/v23.0/${main.platformPostId}/comments`;
+    const path = `/v26.0/${main.platformPostId}/comments`;
     fake.failNext({ path }, () => metaThrottle({ code: 32 }));
     expect(await platformRejection(adapter.comment!(testAdapterContext(), comment(main, "a")))).toMatchObject({
       kind: "transient",

@@ -36,28 +36,28 @@ describe.each([
   });
   const create = (body: Record<string, unknown>) => ({
     method: "POST",
-    path: "/v23.0/17841400000000001/media",
+    path: "/v26.0/17841400000000001/media",
     query: {},
     body,
     headers: { ...AUTH, "content-type": FORM },
   });
   const poll = (id: string) => ({
     method: "GET",
-    path: `/v23.0/${id}`,
+    path: `/v26.0/${id}`,
     query: { fields: "status_code,status" },
     body: null,
     headers: AUTH,
   });
   const publish = (id: string) => ({
     method: "POST",
-    path: "/v23.0/17841400000000001/media_publish",
+    path: "/v26.0/17841400000000001/media_publish",
     query: {},
     body: { creation_id: id },
     headers: { ...AUTH, "content-type": FORM },
   });
   const permalink = (id: string) => ({
     method: "GET",
-    path: `/v23.0/${id}`,
+    path: `/v26.0/${id}`,
     query: { fields: "permalink,shortcode" },
     body: null,
     headers: AUTH,
@@ -145,7 +145,7 @@ describe.each([
   });
 
   it("keeps a published post when the permalink lookup fails (no retry, no duplicate)", async () => {
-    fake.failNext({ method: "GET", path: "/v23.0/17920000002" }, () => metaServerError());
+    fake.failNext({ method: "GET", path: "/v26.0/17920000002" }, () => metaServerError());
     const result = await adapter.publish(
       testAdapterContext(),
       request("instagram_feed", [await storeTestMedia("image")]),
@@ -298,7 +298,7 @@ describe.each([
     });
     expect(metrics).toEqual(expected);
     expect(fake.calls.map(view)).toEqual([
-      { method: "GET", path: "/v23.0/17920000999/insights", query: { metric: metricParam }, body: null, headers: AUTH },
+      { method: "GET", path: "/v26.0/17920000999/insights", query: { metric: metricParam }, body: null, headers: AUTH },
     ]);
   });
 });
@@ -353,7 +353,7 @@ describe("Instagram refresh", () => {
         expiresAt: null,
       });
       expect(graph.calls.map(view)).toEqual([
-        { method: "GET", path: "/v23.0/me", query: { fields: "id" }, body: null, headers: AUTH },
+        { method: "GET", path: "/v26.0/me", query: { fields: "id" }, body: null, headers: AUTH },
       ]);
       graph.expiredTokens.add("access-token");
       const err = await platformFailure(adapterFor("instagram-facebook")!.refresh!(testAdapterContext(), account));

@@ -59,7 +59,7 @@ describe.each([
     ]);
     expect(fake.calls.at(-1)).toMatchObject({
       method: "POST",
-      path: `/v23.0/${main.platformPostId}/comments`,
+      path: `/v26.0/${main.platformPostId}/comments`,
       body: { message: "Shop: example.com/sunset" },
     });
   });
@@ -76,7 +76,7 @@ describe.each([
     });
     const checkpoint = memoryCheckpoint();
     const req = comment(main, "Link in bio", { checkpoint });
-    failAfterHandling("POST", `/v23.0/${main.platformPostId}/comments`, { kind: "timeout" });
+    failAfterHandling("POST", `/v26.0/${main.platformPostId}/comments`, { kind: "timeout" });
     expect(await platformRejection(adapter.comment!(testAdapterContext(), req))).toMatchObject({ kind: "transient" });
     const ours = fake.comments[1]!;
     expect(await adapter.comment!(testAdapterContext(), req)).toEqual({
@@ -96,7 +96,7 @@ describe.each([
 
   it("classifies a throttle as transient (regain time) and an expired token as auth", async () => {
     const main = await publishImage();
-    fake.failNext({ path: `/v23.0/${main.platformPostId}/comments` }, () =>
+    fake.failNext({ path: `/v26.0/${main.platformPostId}/comments` }, () =>
       metaThrottle({ code: 80002, regainMinutes: 5, businessId: IG_USER }),
     );
     expect(await platformRejection(adapter.comment!(testAdapterContext(), comment(main, "a")))).toMatchObject({

@@ -23,10 +23,10 @@ const moved = () => {
 };
 
 describe("META_GRAPH_API_VERSION", () => {
-  it("defaults to v23.0 (available until 8 October 2027) and Threads to v1.0; a malformed value stops the Worker", () => {
-    expect(loadConfig({})).toMatchObject({ META_GRAPH_API_VERSION: "v23.0", THREADS_API_VERSION: "v1.0" });
+  it("defaults to v26.0 (the newest, released 29 July 2026) and Threads to v1.0; a malformed value stops the Worker", () => {
+    expect(loadConfig({})).toMatchObject({ META_GRAPH_API_VERSION: "v26.0", THREADS_API_VERSION: "v1.0" });
     expect(loadConfig({ META_GRAPH_API_VERSION: "", THREADS_API_VERSION: " " })).toMatchObject({
-      META_GRAPH_API_VERSION: "v23.0",
+      META_GRAPH_API_VERSION: "v26.0",
       THREADS_API_VERSION: "v1.0",
     });
     expect(loadConfig({ META_GRAPH_API_VERSION: "v25.0" }).META_GRAPH_API_VERSION).toBe("v25.0");

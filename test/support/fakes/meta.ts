@@ -762,7 +762,7 @@ export class MetaGraphFake {
         finished: false,
         pendingPolls: this.videoPolls,
       });
-      return graphJson({ video_id: id, upload_url: `${this.origin}/video-upload/v23.0/${id}` });
+      return graphJson({ video_id: id, upload_url: `${this.origin}/video-upload/v26.0/${id}` });
     }
     if (phase === "finish") {
       const v = this.objects.get(str(p.video_id) ?? "");

@@ -469,7 +469,7 @@ export interface FakePage {
 }
 
 export function fakeFacebookOAuth(o: { authOrigin: string; graphOrigin: string; version?: string }): FakeNetwork {
-  const v = o.version ?? "v23.0";
+  const v = o.version ?? "v26.0";
   const longLived = new Map<string, string[]>();
   const pages: FakePage[] = [
     {
@@ -584,7 +584,7 @@ export function fakeInstagramLoginOAuth(o: {
   const graph = longLivedGraph({
     grantType: "ig_exchange_token",
     clientSecret: "ig-secret",
-    mePath: "/v23.0/me",
+    mePath: "/v26.0/me",
     me: { ...user, id: "9000000000001" },
   });
   return fakeNetwork({
