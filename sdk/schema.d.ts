@@ -12,7 +12,7 @@ export interface paths {
         };
         /**
          * Liveness check (no auth); `?deep=1` checks every dependency (Bearer ADMIN_TOKEN)
-         * @description Without `deep`: answers at once, touching nothing. With `deep=1`: D1, R2, KV, both queue producers and the Durable Object, concurrently, each with its latency; 503 when one fails (docs/runbook.md).
+         * @description Without `deep`: answers at once, touching nothing. With `deep=1`: D1, R2, KV, both queue producers and the Durable Object, concurrently, each with its latency, and whether LinkedIn refused the configured API version; 503 when one fails (docs/runbook.md).
          */
         get: operations["health"];
         put?: never;
@@ -843,6 +843,7 @@ export interface components {
                 publish_queue: components["schemas"]["HealthCheck"];
                 webhook_queue: components["schemas"]["HealthCheck"];
                 durable_object: components["schemas"]["HealthCheck"];
+                linkedin_version: components["schemas"]["HealthCheck"] & unknown;
             };
         };
         HealthCheck: {

@@ -16,6 +16,7 @@ import {
   type PublishRequest,
   type PublishResult,
 } from "../platforms/types";
+import { noteLinkedInVersionSunset } from "../services/health/linkedin-version";
 import { threadForRules } from "../services/posts/row-texts";
 import { markNeedsReconnect } from "../services/social-accounts/account-health";
 import { refreshMastodonLimits } from "../services/social-accounts/mastodon-instance";
@@ -125,6 +126,9 @@ async function handleFailure(
     await markNeedsReconnect(ctx, row.socialAccountId, err.message);
     message = PUBLISH_ERRORS.needsReconnect(err.message);
   } else if (err instanceof PlatformError) {
+    // LinkedIn no longer serves the configured version: the deep health check shows it to the operator.
+    if (err.status === 426 && row.platform.startsWith("linkedin"))
+      await noteLinkedInVersionSunset(ctx, ctx.config.LINKEDIN_API_VERSION);
     message = err.kind === "auth" ? PUBLISH_ERRORS.sessionExpired : err.message;
     transient = err.kind === "transient";
     hint = err.retryAfterSeconds;

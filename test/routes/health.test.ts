@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { deliver } from "../publishing/support";
+import { createTestWorkspace, deliver, readRow, seedAccount, seedPost } from "../publishing/support";
+import { fakeLinkedIn, linkedInError } from "../support/fakes/linkedin";
 import { call } from "../support/harness";
 
 const admin = { Authorization: `Bearer ${env.ADMIN_TOKEN}` };
@@ -40,7 +41,7 @@ describe("GET /api/health", () => {
     expect(sent).toEqual([]);
   });
 
-  it("deep=1 checks D1, R2, KV, both queue producers and the Durable Object, each with its latency", async () => {
+  it("deep=1 checks D1, R2, KV, both queue producers, the Durable Object and the LinkedIn version, each with its latency", async () => {
     const sent = recordProbes();
     const res = await call("GET", "/api/health?deep=1", { headers: admin });
     expect(res.status).toBe(200);
@@ -53,6 +54,7 @@ describe("GET /api/health", () => {
         publish_queue: okCheck,
         webhook_queue: okCheck,
         durable_object: okCheck,
+        linkedin_version: okCheck,
       },
     });
     expect(sent).toEqual([
@@ -75,8 +77,67 @@ describe("GET /api/health", () => {
         publish_queue: okCheck,
         webhook_queue: okCheck,
         durable_object: okCheck,
+        // The LinkedIn version check reads KV too.
+        linkedin_version: { status: "error", latency_ms: expect.any(Number), error: "KV is unavailable" },
       },
     });
+  });
+
+  it("deep=1 names a LinkedIn version LinkedIn no longer serves (426 on a publish) until the setting moves", async () => {
+    const version = env.LINKEDIN_API_VERSION;
+    const li = fakeLinkedIn();
+    try {
+      // A sunset version: 426 "NONEXISTENT_VERSION", as LinkedIn answers (test/support/fakes/linkedin.ts).
+      li.failNext({ path: "/rest/posts" }, () =>
+        linkedInError(426, "NONEXISTENT_VERSION", `Requested version ${version} is not active`),
+      );
+      const ws = await createTestWorkspace();
+      const accountId = await seedAccount(ws, {
+        platform: "linkedin",
+        platformUserId: "li-member-1",
+        credentials: { access_token: "access-token" },
+      });
+      const post = await seedPost(ws, {
+        content: "After the sunset",
+        rows: [{ accountId, platform: "linkedin", contentType: "linkedin_post" }],
+      });
+      await deliver(post.messages);
+      const message = `LinkedIn API version ${version} is no longer served; set LINKEDIN_API_VERSION to a current version (docs/configuration.md "Moving the LinkedIn version"). LinkedIn: Requested version ${version} is not active`;
+      expect(await readRow(post.rowIds[0]!)).toMatchObject({ status: "failed", error_message: message });
+    } finally {
+      li.uninstall();
+    }
+    recordProbes();
+    const res = await call("GET", "/api/health?deep=1", { headers: admin });
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({
+      status: "degraded",
+      checks: {
+        d1: okCheck,
+        r2: okCheck,
+        kv: okCheck,
+        publish_queue: okCheck,
+        webhook_queue: okCheck,
+        durable_object: okCheck,
+        linkedin_version: {
+          status: "error",
+          latency_ms: expect.any(Number),
+          error: expect.stringMatching(
+            new RegExp(
+              `^LinkedIn API version ${version} is no longer served; set LINKEDIN_API_VERSION to a current version \\(docs/configuration\\.md "Moving the LinkedIn version"\\)\\. LinkedIn answered 426 at \\d{4}-\\d\\d-\\d\\dT`,
+            ),
+          ),
+        },
+      },
+    });
+    // A note about another version (the setting has moved on since): the check is ok again.
+    await env.METRICS_CACHE.put(
+      "health:linkedin-version-sunset",
+      JSON.stringify({ version: "202501", at: Date.now() }),
+    );
+    const moved = await call("GET", "/api/health?deep=1", { headers: admin });
+    expect(moved.status).toBe(200);
+    expect((moved.body as { checks: Record<string, unknown> }).checks.linkedin_version).toEqual(okCheck);
   });
 
   it("every consumer acks a probe unread", async () => {

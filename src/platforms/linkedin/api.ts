@@ -20,10 +20,30 @@ export const RESTLI_PROTOCOL_VERSION = "2.0.0";
 export const LINKEDIN_LABEL = "LinkedIn";
 export const VIDEO_POLL = { intervalMs: 5_000, maxAttempts: 72 };
 
-/** 401 → auth; 429 → transient until Retry-After or the daily reset (00:00 UTC); 5xx → transient; else permanent. */
-export function linkedInError(res: Response, body: LiErrorBody | null, nowMs: number, token?: string): PlatformError {
+/** What the operator reads when LinkedIn no longer serves the configured `LinkedIn-Version` (HTTP 426). */
+export const linkedInVersionSunsetMessage = (version: string) =>
+  `LinkedIn API version ${version} is no longer served; set LINKEDIN_API_VERSION to a current version (docs/configuration.md "Moving the LinkedIn version").`;
+
+/**
+ * 401 → auth; 429 → transient until Retry-After or the daily reset (00:00 UTC); 5xx → transient; 426 (the version
+ * in `LinkedIn-Version` is sunset: "Version Header is Deprecated"; LinkedIn supports each monthly version "for a
+ * minimum of one year before sunset", learn.microsoft.com/linkedin/marketing/versioning) → permanent, saying which
+ * version and which setting; else permanent.
+ */
+export function linkedInError(
+  res: Response,
+  body: LiErrorBody | null,
+  nowMs: number,
+  token?: string,
+  version?: string,
+): PlatformError {
   let message = errorMessage(body, res.status);
   if (token && token.length >= 8) message = message.split(token).join("[redacted]");
+  if (res.status === 426) {
+    return new PlatformError("permanent", `${linkedInVersionSunsetMessage(version ?? "in use")} LinkedIn: ${message}`, {
+      status: 426,
+    });
+  }
   if (res.status === 401) return new PlatformError("auth", message, { status: 401 });
   if (res.status === 429) {
     const wait = retryAfterSeconds(res.headers, nowMs) ?? secondsUntilUtcMidnight(nowMs);
@@ -62,7 +82,14 @@ export class LinkedInApi {
         body: body === undefined ? undefined : JSON.stringify(body),
       },
     );
-    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    if (!res.ok)
+      throw linkedInError(
+        res,
+        await readJson<LiErrorBody>(res),
+        this.ctx.now(),
+        this.token,
+        this.ctx.config.LINKEDIN_API_VERSION,
+      );
     return res;
   }
 
@@ -88,7 +115,14 @@ export class LinkedInApi {
       headers: { authorization: `Bearer ${this.token}`, "content-type": mimeType },
       body: bytes,
     });
-    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    if (!res.ok)
+      throw linkedInError(
+        res,
+        await readJson<LiErrorBody>(res),
+        this.ctx.now(),
+        this.token,
+        this.ctx.config.LINKEDIN_API_VERSION,
+      );
     await res.body?.cancel();
   }
 
@@ -106,7 +140,14 @@ export class LinkedInApi {
       headers: { authorization: `Bearer ${this.token}`, "content-type": "application/octet-stream" },
       body: bytes,
     });
-    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    if (!res.ok)
+      throw linkedInError(
+        res,
+        await readJson<LiErrorBody>(res),
+        this.ctx.now(),
+        this.token,
+        this.ctx.config.LINKEDIN_API_VERSION,
+      );
     await res.body?.cancel();
     const etag = res.headers.get("etag");
     if (!etag) throw new PlatformError("transient", "LinkedIn did not confirm a video part (no ETag).");
@@ -149,7 +190,7 @@ export class LinkedInApi {
       const err = await readJson<LiErrorBody>(res);
       const existing = res.status === 422 ? duplicateOf(err) : null;
       if (existing) return { urn: existing, duplicate: true };
-      throw linkedInError(res, err, this.ctx.now(), this.token);
+      throw linkedInError(res, err, this.ctx.now(), this.token, this.ctx.config.LINKEDIN_API_VERSION);
     }
     await res.body?.cancel();
     const urn = res.headers.get("x-restli-id") ?? res.headers.get("x-linkedin-id");
@@ -189,7 +230,14 @@ export class LinkedInApi {
       await res.body?.cancel();
       return null;
     }
-    if (!res.ok) throw linkedInError(res, await readJson<LiErrorBody>(res), this.ctx.now(), this.token);
+    if (!res.ok)
+      throw linkedInError(
+        res,
+        await readJson<LiErrorBody>(res),
+        this.ctx.now(),
+        this.token,
+        this.ctx.config.LINKEDIN_API_VERSION,
+      );
     return (await readJson<LiCommentList>(res)) ?? {};
   }
 

@@ -22,6 +22,10 @@ const DeepHealth = z
       publish_queue: Check,
       webhook_queue: Check,
       durable_object: Check,
+      linkedin_version: Check.openapi({
+        description:
+          "`error` while LinkedIn has answered HTTP 426 (version sunset) to the configured LINKEDIN_API_VERSION.",
+      }),
     }),
   })
   .openapi("DeepHealth");
@@ -34,7 +38,8 @@ const route = publicRoute({
   summary: "Liveness check (no auth); `?deep=1` checks every dependency (Bearer ADMIN_TOKEN)",
   description:
     "Without `deep`: answers at once, touching nothing. With `deep=1`: D1, R2, KV, both queue producers and the " +
-    "Durable Object, concurrently, each with its latency; 503 when one fails (docs/runbook.md).",
+    "Durable Object, concurrently, each with its latency, and whether LinkedIn refused the configured API version; " +
+    "503 when one fails (docs/runbook.md).",
   request: {
     query: z.object({
       deep: z.enum(["0", "1"]).optional().openapi({ description: "`1`: check every dependency (admin token)." }),

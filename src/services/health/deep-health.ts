@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
 import { errorFields } from "../../lib/logger";
 import type { HealthProbe } from "../../queues";
+import { checkLinkedInVersion } from "./linkedin-version";
 
 export interface CheckResult {
   status: "ok" | "error";
@@ -37,7 +38,8 @@ async function timed(probe: () => Promise<unknown>): Promise<CheckResult> {
 /**
  * `GET /api/health?deep=1`: one round trip to every dependency, concurrently, each with its latency. D1 runs a
  * query, R2 and KV read a key that does not exist, each queue producer sends a probe that every consumer acks
- * unread (src/queues.ts), the Durable Object answers through its storage. Nothing is written anywhere.
+ * unread (src/queues.ts), the Durable Object answers through its storage; `linkedin_version` is `error` while
+ * LinkedIn has answered 426 to the configured LINKEDIN_API_VERSION (linkedin-version.ts). Nothing is written.
  */
 export async function deepHealth(ctx: ServiceContext) {
   const probe: HealthProbe = { health_probe: ctx.requestId };
@@ -48,6 +50,8 @@ export async function deepHealth(ctx: ServiceContext) {
     publish_queue: () => ctx.env.PUBLISH_QUEUE.send(probe, { contentType: "json" }),
     webhook_queue: () => ctx.env.WEBHOOK_QUEUE.send(probe, { contentType: "json" }),
     durable_object: () => ctx.env.UPLOAD_GUARD.get(ctx.env.UPLOAD_GUARD.idFromName("health")).ping(),
+    // Not a binding: whether LinkedIn refused the configured LinkedIn-Version (426) since it was set (one KV read).
+    linkedin_version: () => checkLinkedInVersion(ctx),
   } as const;
   const names = Object.keys(entries) as (keyof typeof entries)[];
   const results = await Promise.all(names.map((n) => timed(entries[n])));

@@ -351,7 +351,7 @@ describe("LinkedIn publish", () => {
     });
   });
 
-  it("sends the LINKEDIN_API_VERSION var; a sunset version fails with LinkedIn's 426 message", async () => {
+  it("sends the LINKEDIN_API_VERSION var; a sunset version (426) names the version and the setting", async () => {
     const ctx = testAdapterContext();
     const moved = testAdapterContext({ config: { ...ctx.config, LINKEDIN_API_VERSION: "202610" } });
     await member.publish(moved, request());
@@ -359,7 +359,11 @@ describe("LinkedIn publish", () => {
 
     const sunset = testAdapterContext({ config: { ...ctx.config, LINKEDIN_API_VERSION: "202501" } });
     const err = await platformFailure(member.publish(sunset, request()));
-    expect([err.kind, err.status, err.message]).toEqual(["permanent", 426, "Requested version 202501 is not active"]);
+    expect([err.kind, err.status, err.message]).toEqual([
+      "permanent",
+      426,
+      'LinkedIn API version 202501 is no longer served; set LINKEDIN_API_VERSION to a current version (docs/configuration.md "Moving the LinkedIn version"). LinkedIn: Requested version 202501 is not active',
+    ]);
   });
 
   it("refuses a video inside a carousel before calling LinkedIn", async () => {
