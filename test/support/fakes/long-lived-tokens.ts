@@ -1,4 +1,4 @@
-import { expiredTokenResponse, graphJson } from "./meta";
+import { expiredTokenResponse, graphJson } from "./graph-responses";
 
 const DAY = 86_400_000;
 export const LONG_LIVED_TOKEN_MS = 60 * DAY;

@@ -1,4 +1,11 @@
 import { fakeOrigin } from "../fake-fetch";
+import {
+  APP_USAGE_OK,
+  expiredTokenResponse,
+  type GraphErrorFields,
+  graphErrorResponse,
+  graphJson,
+} from "./graph-responses";
 import { LongLivedTokens } from "./long-lived-tokens";
 import {
   PULL_LIMITS,
@@ -9,6 +16,8 @@ import {
   type VideoRefusal,
 } from "./pulled-media";
 import { TokenClock } from "./token-clock";
+
+export { APP_USAGE_OK, expiredTokenResponse, type GraphErrorFields, graphErrorResponse, graphJson };
 
 /**
  * A fake Meta Graph host (platforms.md "Meta common", §4, §5–6), answering like the real one:
@@ -72,26 +81,6 @@ export async function recordRequest(request: Request): Promise<RecordedCall> {
   };
 }
 
-export interface GraphErrorFields {
-  message: string;
-  type?: string;
-  code: number;
-  error_subcode?: number;
-  error_user_title?: string;
-  error_user_msg?: string;
-  is_transient?: boolean;
-}
-
-let trace = 0;
-export const APP_USAGE_OK = JSON.stringify({ call_count: 1, total_cputime: 1, total_time: 1 });
-
-export function graphJson(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { "content-type": "application/json; charset=UTF-8", "x-app-usage": APP_USAGE_OK, ...headers },
-  });
-}
-
 /** The Graph insights envelope (Facebook, Instagram and Threads answer alike): one lifetime value per metric. */
 export function graphInsights(id: string, names: string[], values: Record<string, unknown>): Response {
   return graphJson({
@@ -106,18 +95,6 @@ export function graphInsights(id: string, names: string[], values: Record<string
   });
 }
 
-export function graphErrorResponse(
-  status: number,
-  e: GraphErrorFields,
-  headers: Record<string, string> = {},
-): Response {
-  const error = { type: "OAuthException", is_transient: false, ...e, fbtrace_id: `AfakeTrace${++trace}` };
-  return graphJson({ error }, status, {
-    "www-authenticate": `OAuth "Facebook Platform" "${error.type}" "${e.message}"`,
-    ...headers,
-  });
-}
-
 /**
  * A permission taken back (the user removed the app's `pages_manage_posts`, or the Page role it came from), as Graph
  * answers a publish then: HTTP 403, OAuthException code 200 "(#200) … permission" — Graph API "Handling Errors"
@@ -129,16 +106,6 @@ export function metaPermissionError(): Response {
     message:
       "(#200) If posting to a page, requires both pages_read_engagement and pages_manage_posts as an admin with sufficient administrative permission",
     code: 200,
-  });
-}
-
-/** An expired token, as Meta answers it: HTTP 400, OAuthException 190 / 463. */
-export function expiredTokenResponse(): Response {
-  return graphErrorResponse(400, {
-    message:
-      "Error validating access token: Session has expired on Tuesday, 18-Nov-25 10:00:00 PST. The current time is Wednesday, 19-Nov-25 02:00:00 PST.",
-    code: 190,
-    error_subcode: 463,
   });
 }
 
