@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lte, or } from "drizzle-orm";
+import { and, eq, isNull, lte, or } from "drizzle-orm";
 import type { Platform } from "../catalog/platforms";
 import type { ServiceContext } from "../context";
 import { socialAccounts } from "../db/schema";
@@ -239,25 +239,4 @@ export async function markTokenExpired(ctx: ServiceContext, loaded: LoadedAccoun
  */
 export function askAgainAfterMark(row: AccountRow, now: number): boolean {
   return row.health === "needs_reconnect" && (row.accessEndsAt === null || row.accessEndsAt > now);
-}
-
-/**
- * The network took the account's post after a permission refusal had marked it: `needs_reconnect` → `ok`, reason
- * cleared, no event (as an `expiring` account healed by a refresh). Conditional, so concurrent rows clear it once.
- */
-export async function clearNeedsReconnect(ctx: ServiceContext, accountId: string): Promise<void> {
-  const now = ctx.now();
-  const cleared = await ctx.db
-    .update(socialAccounts)
-    .set({ health: "ok", healthReason: null, healthChangedAt: now, updatedAt: now })
-    .where(
-      and(
-        eq(socialAccounts.id, accountId),
-        eq(socialAccounts.health, "needs_reconnect"),
-        eq(socialAccounts.status, "connected"),
-        or(isNull(socialAccounts.accessEndsAt), gt(socialAccounts.accessEndsAt, now)),
-      ),
-    )
-    .returning({ id: socialAccounts.id });
-  if (cleared.length > 0) log("info", "account_reconnect_mark_cleared", { social_account_id: accountId });
 }

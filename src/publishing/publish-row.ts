@@ -18,16 +18,9 @@ import {
 } from "../platforms/types";
 import { noteLinkedInVersionSunset } from "../services/health/linkedin-version";
 import { threadForRules } from "../services/posts/row-texts";
-import { markNeedsReconnect } from "../services/social-accounts/account-health";
+import { clearNeedsReconnect, markNeedsReconnect } from "../services/social-accounts/account-health";
 import { refreshMastodonLimits } from "../services/social-accounts/mastodon-instance";
-import {
-  askAgainAfterMark,
-  clearNeedsReconnect,
-  loadAccount,
-  markTokenExpired,
-  needsRefresh,
-  refreshAccount,
-} from "./accounts";
+import { askAgainAfterMark, loadAccount, markTokenExpired, needsRefresh, refreshAccount } from "./accounts";
 import { createAdapterContext } from "./context";
 import { PUBLISH_ERRORS, RowFailure } from "./errors";
 import { fitMediaForRow } from "./fit-media";

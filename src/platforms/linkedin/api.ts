@@ -71,6 +71,12 @@ export class LinkedInApi {
     };
   }
 
+  /** The error for a refused answer, with this token redacted and the configured version named (426). */
+  private async failure(res: Response, body?: LiErrorBody | null): Promise<PlatformError> {
+    const read = body === undefined ? await readJson<LiErrorBody>(res) : body;
+    return linkedInError(res, read, this.ctx.now(), this.token, this.ctx.config.LINKEDIN_API_VERSION);
+  }
+
   private async call(method: string, pathAndQuery: string, body?: unknown): Promise<Response> {
     const res = await platformFetch(
       this.ctx.fetch,
@@ -82,14 +88,7 @@ export class LinkedInApi {
         body: body === undefined ? undefined : JSON.stringify(body),
       },
     );
-    if (!res.ok)
-      throw linkedInError(
-        res,
-        await readJson<LiErrorBody>(res),
-        this.ctx.now(),
-        this.token,
-        this.ctx.config.LINKEDIN_API_VERSION,
-      );
+    if (!res.ok) throw await this.failure(res);
     return res;
   }
 
@@ -115,14 +114,7 @@ export class LinkedInApi {
       headers: { authorization: `Bearer ${this.token}`, "content-type": mimeType },
       body: bytes,
     });
-    if (!res.ok)
-      throw linkedInError(
-        res,
-        await readJson<LiErrorBody>(res),
-        this.ctx.now(),
-        this.token,
-        this.ctx.config.LINKEDIN_API_VERSION,
-      );
+    if (!res.ok) throw await this.failure(res);
     await res.body?.cancel();
   }
 
@@ -140,14 +132,7 @@ export class LinkedInApi {
       headers: { authorization: `Bearer ${this.token}`, "content-type": "application/octet-stream" },
       body: bytes,
     });
-    if (!res.ok)
-      throw linkedInError(
-        res,
-        await readJson<LiErrorBody>(res),
-        this.ctx.now(),
-        this.token,
-        this.ctx.config.LINKEDIN_API_VERSION,
-      );
+    if (!res.ok) throw await this.failure(res);
     await res.body?.cancel();
     const etag = res.headers.get("etag");
     if (!etag) throw new PlatformError("transient", "LinkedIn did not confirm a video part (no ETag).");
@@ -190,7 +175,7 @@ export class LinkedInApi {
       const err = await readJson<LiErrorBody>(res);
       const existing = res.status === 422 ? duplicateOf(err) : null;
       if (existing) return { urn: existing, duplicate: true };
-      throw linkedInError(res, err, this.ctx.now(), this.token, this.ctx.config.LINKEDIN_API_VERSION);
+      throw await this.failure(res, err);
     }
     await res.body?.cancel();
     const urn = res.headers.get("x-restli-id") ?? res.headers.get("x-linkedin-id");
@@ -230,14 +215,7 @@ export class LinkedInApi {
       await res.body?.cancel();
       return null;
     }
-    if (!res.ok)
-      throw linkedInError(
-        res,
-        await readJson<LiErrorBody>(res),
-        this.ctx.now(),
-        this.token,
-        this.ctx.config.LINKEDIN_API_VERSION,
-      );
+    if (!res.ok) throw await this.failure(res);
     return (await readJson<LiCommentList>(res)) ?? {};
   }
 

@@ -1,4 +1,4 @@
-import { and, eq, ne } from "drizzle-orm";
+import { and, eq, gt, isNull, ne, or } from "drizzle-orm";
 import type { Platform } from "../../catalog/platforms";
 import type { Config } from "../../config";
 import type { ServiceContext } from "../../context";
@@ -88,6 +88,27 @@ export async function markNeedsReconnect(ctx: ServiceContext, accountId: string,
     accountHealthEvents(ctx, "account.needs_reconnect", now, { accountId, afterChange: true }),
   ]);
   log("warn", "account_needs_reconnect", { social_account_id: accountId, reason });
+}
+
+/**
+ * The network took the account's post after a permission refusal had marked it: `needs_reconnect` → `ok`, reason
+ * cleared, no event (as an `expiring` account healed by a refresh). Conditional, so concurrent rows clear it once.
+ */
+export async function clearNeedsReconnect(ctx: ServiceContext, accountId: string): Promise<void> {
+  const now = ctx.now();
+  const cleared = await ctx.db
+    .update(socialAccounts)
+    .set({ health: "ok", healthReason: null, healthChangedAt: now, updatedAt: now })
+    .where(
+      and(
+        eq(socialAccounts.id, accountId),
+        eq(socialAccounts.health, "needs_reconnect"),
+        eq(socialAccounts.status, "connected"),
+        or(isNull(socialAccounts.accessEndsAt), gt(socialAccounts.accessEndsAt, now)),
+      ),
+    )
+    .returning({ id: socialAccounts.id });
+  if (cleared.length > 0) log("info", "account_reconnect_mark_cleared", { social_account_id: accountId });
 }
 
 /**
