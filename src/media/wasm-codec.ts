@@ -123,6 +123,21 @@ export function releaseLargeCodecHeaps(keep: readonly string[] = []): void {
     if (slot.heapBytes() > RELEASE_HEAP_BYTES && !keep.includes(slot.name)) slot.release();
 }
 
+/**
+ * Drops every codec instance. For tests and benchmarks that measure one instance's heap: files sharing a workerd
+ * runtime share these instances, so a heap grown by an earlier file's large decode would be counted otherwise.
+ */
+export function releaseCodecInstances(): void {
+  for (const slot of slots.values()) slot.release();
+}
+
+/** The heap each live codec instance holds now, in bytes (`wasmHeapBytes` is the isolate's peak, never lower). */
+export function liveWasmHeapBytes(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const slot of slots.values()) if (slot.heapBytes()) out[slot.name] = slot.heapBytes();
+  return out;
+}
+
 /** The largest WebAssembly memory each codec used so far reached in this isolate, in bytes. */
 export function wasmHeapBytes(): Record<string, number> {
   const out: Record<string, number> = {};
