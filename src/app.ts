@@ -3,6 +3,7 @@ import { CONNECT_FORM_MAX_BYTES } from "./connect/pages";
 import { boundedBody, declaredBodyLimit } from "./lib/read-body";
 import { validationFailure } from "./lib/validation";
 import { notFoundHandler, onError } from "./middleware/errors";
+import { privateAnswers } from "./middleware/private-answers";
 import { requestContext } from "./middleware/request-context";
 import { registrars } from "./routes";
 import { registerAppShell } from "./routes/app/app-shell";
@@ -27,6 +28,8 @@ export function createApp() {
   });
 
   app.use("*", requestContext);
+  app.use("/api/*", privateAnswers);
+  app.use("/mcp", privateAnswers);
   // Every body the Worker reads is bounded before it is read (src/lib/read-body.ts, docs/security.md): JSON on
   // /api/* and /mcp (multipart too: a multipart body anywhere but the two upload routes is read like any other),
   // the hosted pages' forms (declared length here, the stream by the route after it has looked its token up). The

@@ -2,6 +2,7 @@ import type { Config } from "../config";
 import type { FollowUpResult, labels, media, postPlatforms, posts, socialAccounts } from "../db/schema";
 import { mediaPublicUrl } from "../lib/media-url";
 import { formatYmdHis } from "../lib/time";
+import { webLink } from "../lib/web-link";
 import { presentLabel } from "./resources";
 
 /** Wire shape of a Post (api.md "Post", "PostPlatform", "Media"; decisions §6, §8). */
@@ -85,7 +86,7 @@ const presentResult = (r: FollowUpResult | undefined) =>
     ? {
         status: r.status,
         platform_post_id: r.platform_post_id,
-        platform_url: r.platform_url,
+        platform_url: webLink(r.platform_url),
         error_message: r.error_message,
       }
     : pendingResult;
@@ -143,7 +144,7 @@ export const presentPostPlatform = (
   content_type: row.contentType,
   status: row.status,
   enabled: row.enabled,
-  platform_url: row.platformUrl,
+  platform_url: webLink(row.platformUrl),
   published_at: formatYmdHis(row.publishedAt),
   error_message: row.errorMessage,
   display_name: row.displayName,

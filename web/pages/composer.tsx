@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../sdk/index";
+import { webLink } from "../../src/lib/web-link";
 import { api } from "../api";
 import { Field, FormErrors } from "../components/form";
 import { networkName } from "../components/network";
@@ -834,10 +835,10 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
                   .map((r) => (
                     <li key={r.id}>
                       {networkName(r.platform)} ({r.display_name}): {r.status}
-                      {r.platform_url && (
+                      {webLink(r.platform_url) && (
                         <>
                           {" "}
-                          <a href={r.platform_url} rel="noreferrer noopener" target="_blank">
+                          <a href={webLink(r.platform_url) ?? undefined} rel="noreferrer noopener" target="_blank">
                             see it on {networkName(r.platform)}
                           </a>
                         </>

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { errorMessage, fieldErrors, type Schema } from "../../sdk/index";
+import { webLink } from "../../src/lib/web-link";
 import { api } from "../api";
 import { LabelChip } from "../components/label-chip";
 import { MetricsChart } from "../components/metrics-chart";
@@ -354,8 +355,8 @@ export default function PostDetailPage({ params }: PageProps) {
                   <StatusBadge status={row.enabled ? row.status : "draft"} />
                 </td>
                 <td>
-                  {row.platform_url ? (
-                    <a href={row.platform_url} target="_blank" rel="noopener noreferrer">
+                  {webLink(row.platform_url) ? (
+                    <a href={webLink(row.platform_url) ?? undefined} target="_blank" rel="noopener noreferrer">
                       View on {networkName(row.platform)}
                     </a>
                   ) : (
