@@ -108,7 +108,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in with email and password (sets the session cookie)
-         * @description Throttled per client IP and per email (`SIGN_IN_TRIES_PER_MINUTE`, every attempt counts). A foreign `Origin` answers 403.
+         * @description Throttled per client IP and email (`SIGN_IN_TRIES_PER_MINUTE`), per IP (4 ×) and per email (10 ×); every attempt counts. A foreign `Origin` answers 403.
          */
         post: operations["signIn"];
         /**

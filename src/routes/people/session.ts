@@ -47,7 +47,7 @@ const signInRoute = publicRoute({
   tags: ["People"],
   summary: "Sign in with email and password (sets the session cookie)",
   description:
-    "Throttled per client IP and per email (`SIGN_IN_TRIES_PER_MINUTE`, every attempt counts). A foreign `Origin` answers 403.",
+    "Throttled per client IP and email (`SIGN_IN_TRIES_PER_MINUTE`), per IP (4 ×) and per email (10 ×); every attempt counts. A foreign `Origin` answers 403.",
   request: jsonBody(SignInRequest),
   responses: {
     200: { ...ok(SignedInSchema, "Signed in: the person and their workspaces."), headers: sessionCookieHeader },

@@ -79,7 +79,7 @@ export async function peopleAuth(ctx: ServiceContext) {
       minPasswordLength: PASSWORD_MIN,
       maxPasswordLength: PASSWORD_MAX,
     },
-    // Throttling is ours (SIGN_IN_TRIES_PER_MINUTE, per IP and per email, in the UploadGuard Durable Object).
+    // Throttling is ours (src/services/people/throttle.ts, in the UploadGuard Durable Object).
     rateLimit: { enabled: false },
     telemetry: { enabled: false },
     logger: { disabled: ctx.config.LOG_LEVEL === "silent", level: "error" },

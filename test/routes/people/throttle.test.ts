@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { SIGN_IN_EMAIL_FACTOR, SIGN_IN_NETWORK_FACTOR } from "../../../src/services/people/throttle";
 import type { ApiResponse } from "../../support/harness";
 import { PASSWORD, signIn, uniqueEmail, workspaceWithOwner } from "./support";
 
 // SIGN_IN_TRIES_PER_MINUTE is 5 (wrangler.jsonc). Each test uses addresses and emails of its own.
 const LIMIT = 5;
+const randomIp = () => `192.0.2.${Math.floor(Math.random() * 250)}`;
 const minute = () => Math.floor(Date.now() / 60_000);
 
 /**
@@ -11,18 +13,18 @@ const minute = () => Math.floor(Date.now() / 60_000);
  * answered and the next is refused; when a window boundary falls in between, the count restarts once, so the refusal
  * comes no later than 2 × limit + 1 (as test/connect/hosted-throttle.test.ts). Both cases are checked.
  */
-async function untilRefused(send: (i: number) => Promise<ApiResponse>) {
+async function untilRefused(send: (i: number) => Promise<ApiResponse>, limit = LIMIT) {
   const started = minute();
   const statuses: number[] = [];
   let refused: ApiResponse | null = null;
-  for (let i = 0; i < 2 * LIMIT + 1 && !refused; i++) {
+  for (let i = 0; i < 2 * limit + 1 && !refused; i++) {
     const res = await send(i);
     statuses.push(res.status);
     if (res.status === 429) refused = res;
   }
   expect(refused, `statuses ${statuses.join(",")}`).not.toBeNull();
-  if (minute() === started) expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
-  else expect(statuses.length).toBeGreaterThan(LIMIT);
+  if (minute() === started) expect(statuses).toEqual([...Array(limit).fill(401), 429]);
+  else expect(statuses.length).toBeGreaterThan(limit);
   return { refused: refused as ApiResponse, minute: minute() };
 }
 
@@ -37,31 +39,43 @@ async function followUp(refusedIn: number, send: () => Promise<ApiResponse>, ans
   return res;
 }
 
-describe("sign-in throttle (issue 27)", () => {
-  it("per email: past the limit the answer is 429 with Retry-After, even for the right password", async () => {
+describe("sign-in throttle (issue 27; issue 35: no lockout anyone can set off against an owner)", () => {
+  it("one network on one email: past the limit 429 with Retry-After, even for the right password; the owner signs in from elsewhere", async () => {
     const ws = await workspaceWithOwner();
-    const { refused, minute: refusedIn } = await untilRefused(() => signIn(ws.email, "wrong password"));
+    const attacker = { "CF-Connecting-IP": randomIp() };
+    const { refused, minute: refusedIn } = await untilRefused(() => signIn(ws.email, "wrong password", attacker));
     expect(refused.body).toEqual({ message: expect.stringMatching(/^Too many requests\. Retry after \d+ seconds\.$/) });
     const retry = Number(refused.headers.get("retry-after"));
     expect(retry).toBeGreaterThanOrEqual(1);
     expect(retry).toBeLessThanOrEqual(60);
-    // In the refusing window the right password is refused too (no cookie); a new window lets it in.
-    const right = await followUp(refusedIn, () => signIn(ws.email, PASSWORD), 200);
+    // From the guessing network the right password is refused too (no cookie) until a new window...
+    const right = await followUp(refusedIn, () => signIn(ws.email, PASSWORD, attacker), 200);
     if (right.status === 429) expect(right.headers.getSetCookie()).toEqual([]);
+    // ...while the owner, on another network, is not locked out.
+    expect((await signIn(ws.email)).status).toBe(200);
   });
 
-  it("per client address: one address trying many emails is stopped; another address is not", async () => {
-    const ip = `192.0.2.${Math.floor(Math.random() * 250)}`;
+  it(`one network spraying many emails is stopped at ${SIGN_IN_NETWORK_FACTOR} × the limit; another network is not`, async () => {
+    const ip = randomIp();
     const ws = await workspaceWithOwner();
-    const { minute: refusedIn } = await untilRefused(() =>
-      signIn(uniqueEmail("spray"), PASSWORD, { "CF-Connecting-IP": ip }),
+    const { minute: refusedIn } = await untilRefused(
+      () => signIn(uniqueEmail("spray"), PASSWORD, { "CF-Connecting-IP": ip }),
+      LIMIT * SIGN_IN_NETWORK_FACTOR,
     );
     await followUp(refusedIn, () => signIn(ws.email, PASSWORD, { "CF-Connecting-IP": ip }), 200);
     expect((await signIn(ws.email)).status).toBe(200);
   });
 
+  it(`one email guessed from many networks is stopped at ${SIGN_IN_EMAIL_FACTOR} × the limit`, async () => {
+    const ws = await workspaceWithOwner();
+    // signIn() sends each attempt from a network of its own.
+    const { refused } = await untilRefused(() => signIn(ws.email, "wrong password"), LIMIT * SIGN_IN_EMAIL_FACTOR);
+    expect(refused.status).toBe(429);
+  });
+
   it("an IPv6 client is counted by its /64", async () => {
     const prefix = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:1`;
-    await untilRefused((i) => signIn(uniqueEmail("v6"), PASSWORD, { "CF-Connecting-IP": `${prefix}::${i + 1}` }));
+    const email = uniqueEmail("v6");
+    await untilRefused((i) => signIn(email, PASSWORD, { "CF-Connecting-IP": `${prefix}::${i + 1}` }));
   });
 });
