@@ -1856,6 +1856,12 @@ export interface components {
              * @example 2026-11-22T10:00:00+00:00
              */
             previous_secret_expires_at: string | null;
+            /** @description Who made the endpoint: a signed-in person (their user id) or an API key (its id); null for endpoints made before this was recorded. The endpoint is disabled when its maker's access ends: the person leaves or becomes editor or viewer, or the key is revoked. */
+            created_by: {
+                /** @enum {string} */
+                type: "person" | "api_key";
+                id: string;
+            } | null;
             /**
              * @description ISO 8601 with offset.
              * @example 2026-11-22T10:00:00+00:00

@@ -16,6 +16,8 @@ const endpointBody = (over: Record<string, unknown> = {}) => ({
   disabled_reason: null,
   failing_since: null,
   previous_secret_expires_at: null,
+  // Made with the workspace's key in these tests (test/webhooks/endpoint-makers.test.ts: people and revocation).
+  created_by: { type: "api_key", id: expect.stringMatching(UUID) },
   created_at: expect.stringMatching(ISO_OFFSET),
   updated_at: expect.stringMatching(ISO_OFFSET),
   ...over,

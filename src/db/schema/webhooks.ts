@@ -22,6 +22,9 @@ export const webhookEndpoints = sqliteTable(
     disabledReason: text("disabled_reason"),
     /** First failed attempt since the last success; the endpoint is disabled when it gets too old. */
     failingSince: integer("failing_since"),
+    /** Who made it (issue 35): the person, or the API key; it is disabled when that maker's access ends. */
+    createdByUserId: text("created_by_user_id"),
+    createdByApiKeyId: text("created_by_api_key_id"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

@@ -47,6 +47,13 @@ export const WebhookEndpointSchema = z
     previous_secret_expires_at: isoDate
       .nullable()
       .openapi({ description: "Until when the secret before the last rotation still signs deliveries." }),
+    created_by: z
+      .object({ type: z.enum(["person", "api_key"]), id: z.string() })
+      .nullable()
+      .openapi({
+        description:
+          "Who made the endpoint: a signed-in person (their user id) or an API key (its id); null for endpoints made before this was recorded. The endpoint is disabled when its maker's access ends: the person leaves or becomes editor or viewer, or the key is revoked.",
+      }),
     created_at: isoDate,
     updated_at: isoDate,
   })

@@ -9,6 +9,7 @@ import { formatIso } from "../../lib/time";
 import { presentApiKey } from "../../presenters/resources";
 import { endInvitationsOfRevokedKeys } from "../people/invitation-issuers";
 import { ROLE_GRANTS } from "../people/roles";
+import { disableEndpointsOfRevokedKeys } from "../webhooks/endpoint-makers";
 import { forgetApiKey } from "./authenticate-api-key";
 import {
   API_KEYS_MAX_LIVE_PER_WORKSPACE,
@@ -222,6 +223,7 @@ export async function deleteApiKey(ctx: WorkspaceContext, id: string) {
         SELECT id FROM tree)`)
       .returning({ id: apiKeys.id }),
     endInvitationsOfRevokedKeys(ctx, ctx.workspaceId),
+    disableEndpointsOfRevokedKeys(ctx, ctx.workspaceId),
   ]);
   if (!marked.some((r) => r.id === id)) throw notFound();
   const late = marked.map((r) => r.id).filter((keyId) => !treeIds.includes(keyId));

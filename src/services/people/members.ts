@@ -6,6 +6,7 @@ import { revokeApiKeyEverywhere } from "../../lib/rate-limit";
 import { formatIso } from "../../lib/time";
 import { forgetApiKey } from "../api-keys/authenticate-api-key";
 import { API_KEY_SCOPES, type ApiKeyScope, scopeAllows } from "../api-keys/scopes";
+import { disableEndpointsOf, disableEndpointsOfRevokedKeys } from "../webhooks/endpoint-makers";
 import { endInvitationsOf, endInvitationsOfRevokedKeys } from "./invitation-issuers";
 import { ROLE_GRANTS } from "./roles";
 
@@ -144,8 +145,11 @@ export async function updateMemberRole(ctx: WorkspaceContext, id: string, role: 
     .returning({ id: workspaceMembers.id });
   const changed = sql`EXISTS (SELECT 1 FROM workspace_members WHERE id = ${id} AND role = ${role})`;
   const invitationsEnd = endInvitationsOf(ctx, ctx.workspaceId, member.userId, role, changed);
+  // Owners and admins manage webhooks; an editor or viewer's endpoints end with the demotion (issue 35).
+  const endpointsEnd =
+    losesInvitations && role !== "admin" ? [disableEndpointsOf(ctx, ctx.workspaceId, member.userId, changed)] : [];
   if (lost.length === 0) {
-    const [updated] = losesInvitations ? await ctx.db.batch([update, invitationsEnd]) : [await update];
+    const [updated] = losesInvitations ? await ctx.db.batch([update, invitationsEnd, ...endpointsEnd]) : [await update];
     if (updated.length === 0) throw conflict(LAST_OWNER);
   } else {
     const [updated, revoked] = await ctx.db.batch([
@@ -153,6 +157,8 @@ export async function updateMemberRole(ctx: WorkspaceContext, id: string, role: 
       revokeIssuedKeys(ctx, member.userId, keep, changed),
       invitationsEnd,
       endInvitationsOfRevokedKeys(ctx, ctx.workspaceId),
+      ...endpointsEnd,
+      disableEndpointsOfRevokedKeys(ctx, ctx.workspaceId),
     ]);
     await forgetRevoked(ctx, revoked);
     if (updated.length === 0) throw conflict(LAST_OWNER);
@@ -178,6 +184,9 @@ export async function removeMember(ctx: WorkspaceContext, id: string): Promise<v
     // Their invitations, and those of the keys just revoked, end with them (issue 35).
     endInvitationsOf(ctx, ctx.workspaceId, member.userId, null, gone),
     endInvitationsOfRevokedKeys(ctx, ctx.workspaceId),
+    // ...and so do the webhook endpoints they and those keys made.
+    disableEndpointsOf(ctx, ctx.workspaceId, member.userId, gone),
+    disableEndpointsOfRevokedKeys(ctx, ctx.workspaceId),
   ]);
   await forgetRevoked(ctx, revoked);
   if (deleted.length === 0) throw conflict(LAST_OWNER);

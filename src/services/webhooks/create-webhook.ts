@@ -40,6 +40,8 @@ export async function createWebhook(ctx: WorkspaceContext, input: CreateWebhookI
     enabled: true,
     disabledReason: null,
     failingSince: null,
+    createdByUserId: ctx.person?.userId ?? null,
+    createdByApiKeyId: ctx.person ? null : ctx.apiKeyId,
     createdAt: now,
     updatedAt: now,
   };

@@ -38,6 +38,11 @@ export const presentWebhookEndpoint = (e: WebhookEndpointRow, view: WebhookView 
   failing_since: formatIso(e.failingSince),
   previous_secret_expires_at:
     e.previousSecret && e.previousSecretExpiresAt !== null ? formatIso(e.previousSecretExpiresAt) : null,
+  created_by: e.createdByUserId
+    ? { type: "person" as const, id: e.createdByUserId }
+    : e.createdByApiKeyId
+      ? { type: "api_key" as const, id: e.createdByApiKeyId }
+      : null,
   created_at: formatIso(e.createdAt),
   updated_at: formatIso(e.updatedAt),
 });
