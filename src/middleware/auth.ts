@@ -105,14 +105,15 @@ const requireSession =
   async (c, next) => {
     if (!SAFE_METHODS.has(c.req.method)) assertSameOrigin(c);
     const service = c.get("service");
-    const { signedIn, cookies } = await currentPerson(service, c.req.raw.headers);
+    // The session and the membership are read on the primary, even for a read on a replica (issue 35, review 4): a
+    // replica that has not yet seen a sign-out, a removal or a demotion would still let the person in with their old
+    // role. What the route then reads stays on the request's own D1 session.
+    const primary = onPrimary(service);
+    const { signedIn, cookies } = await currentPerson(primary, c.req.raw.headers);
     if (!signedIn) throw sessionEnded();
     const asked = c.req.header(WORKSPACE_HEADER);
     const pick = (list: Membership[]) => list.find((m) => asked === undefined || m.workspace_id === asked);
-    // A membership made moments ago (an accepted invitation) may not be on this session's replica yet: ask the primary.
-    const membership =
-      pick(await membershipsOf(service, signedIn.user.id)) ??
-      pick(await membershipsOf(onPrimary(service), signedIn.user.id));
+    const membership = pick(await membershipsOf(primary, signedIn.user.id));
     // An unknown workspace and another team's answer alike (403 either way: nothing is learnt about the id).
     if (!membership)
       throw new AppError(

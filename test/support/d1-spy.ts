@@ -73,3 +73,35 @@ export function lagOnReplicas(table: string) {
     });
   });
 }
+
+/**
+ * D1 sessions that read `table` as it is now, while the primary moves on: a read replica that has not seen the
+ * writes made after this call (a sign-out, a removal). The current rows are copied to `stale_<table>` and every
+ * SELECT prepared in a read's D1 session reads the copy; writes' sessions and the database itself (the primary) do
+ * not.
+ * Returns a cleanup that drops the copy (the caller's `vi.restoreAllMocks()` ends the redirection).
+ */
+export async function staleOnReplicas(table: string): Promise<() => Promise<void>> {
+  const copy = `stale_${table}`;
+  await env.DB.batch([
+    env.DB.prepare(`DROP TABLE IF EXISTS "${copy}"`),
+    env.DB.prepare(`CREATE TABLE "${copy}" AS SELECT * FROM "${table}"`),
+  ]);
+  const withSession = env.DB.withSession.bind(env.DB);
+  vi.spyOn(env.DB, "withSession").mockImplementation((constraint?: string) => {
+    const session = withSession(constraint);
+    // A write's session starts at the primary (src/db/session.ts): only the sessions of reads see the copy.
+    if (constraint === "first-primary") return session;
+    return new Proxy(session, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop);
+        if (prop !== "prepare") return typeof value === "function" ? value.bind(target) : value;
+        return (sql: string) =>
+          target.prepare(/^\s*select\b/i.test(sql) ? sql.replaceAll(`"${table}"`, `"${copy}"`) : sql);
+      },
+    });
+  });
+  return async () => {
+    await env.DB.prepare(`DROP TABLE IF EXISTS "${copy}"`).run();
+  };
+}

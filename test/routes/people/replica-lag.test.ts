@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { lagOnReplicas } from "../../support/d1-spy";
+import { lagOnReplicas, staleOnReplicas } from "../../support/d1-spy";
 import { call } from "../../support/harness";
-import { asPerson, signedIn, workspaceWithOwner } from "./support";
+import { asPerson, memberWithRole, signedIn, workspaceWithOwner } from "./support";
 
 afterEach(() => vi.restoreAllMocks());
 
@@ -31,5 +31,45 @@ describe("sessions and read replicas (issue 27)", () => {
     const res = await asPerson("forged.AAAA").api("GET", "/api/workspace");
     expect(res.status).toBe(401);
     expect((await call("GET", "/api/workspace")).status).toBe(401);
+  });
+
+  // Issue 35 (review 4): the session and the membership are read on the primary, so a replica that has not seen a
+  // removal or a sign-out lets nobody in.
+  it("a member removed moments ago is refused even where the replica still lists them", async () => {
+    const ws = await workspaceWithOwner();
+    const owner = await signedIn(ws.email, undefined, ws.workspaceId);
+    const admin = await memberWithRole(ws, "admin");
+    expect((await admin.api("GET", "/api/workspace")).status).toBe(200);
+    const drop = await staleOnReplicas("workspace_members");
+    try {
+      const members = (await call("GET", "/api/members", { key: ws.key })).body as { id: string; user_id: string }[];
+      const id = members.find((m) => m.user_id === admin.userId)!.id;
+      expect((await owner.api("DELETE", `/api/members/${id}`)).status).toBe(204);
+      const res = await admin.api("GET", "/api/workspace");
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 403,
+        body: { message: "You are not a member of this workspace." },
+      });
+    } finally {
+      vi.restoreAllMocks();
+      await drop();
+    }
+  });
+
+  it("a session signed out moments ago is refused even where the replica still has it", async () => {
+    const ws = await workspaceWithOwner();
+    const person = await signedIn(ws.email, undefined, ws.workspaceId);
+    const drop = await staleOnReplicas("auth_sessions");
+    try {
+      expect((await person.api("DELETE", "/api/session")).status).toBe(204);
+      const res = await person.api("GET", "/api/workspace");
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 401,
+        body: { message: "Not signed in, or the session has ended: sign in again." },
+      });
+    } finally {
+      vi.restoreAllMocks();
+      await drop();
+    }
   });
 });
