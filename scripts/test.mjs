@@ -1,7 +1,8 @@
 // `npm test`: builds the dashboard (npm run build:web: public/app/, which the Worker serves), then runs the four
 // parts of the suite at once, then one summary.
 //   vitest (workerd)  — every test/**/*.test.ts, streamed as it runs (it is the longest part);
-//   browser           — node --test test/e2e/*.test.mjs (Chromium against `wrangler dev`);
+//   browser           — node --test test/e2e/*.test.mjs (Chromium against `wrangler dev`: one stack shared by
+//                       the files, test/e2e/shared-stack.mjs, and a few of their own);
 //   pds               — node --test test/pds/*.test.mjs (a real Bluesky PDS);
 //   sdk               — node --test test/sdk/*.test.mjs (sdk/schema.d.ts is openapi-typescript's output for
 //                       sdk/openapi.json; sdk/ and web/ type-check against it).
@@ -18,6 +19,8 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const NODE = process.execPath;
 const VITEST = path.join(ROOT, "node_modules/vitest/vitest.mjs");
 const NODE_TEST = ["--test", "--test-reporter=spec", "--test-timeout=300000"];
+// The browser files share one local stack, started once before them (test/e2e/shared-stack.mjs).
+const SHARED_STACK = "--test-global-setup=test/e2e/shared-stack.mjs";
 
 const args = process.argv.slice(2);
 const mjs = args.filter((a) => a.endsWith(".test.mjs"));
@@ -27,13 +30,14 @@ const parts = [];
 if (args.length === 0) {
   parts.push(
     { name: "vitest", argv: [VITEST, "run"], stream: true },
-    { name: "browser", argv: [...NODE_TEST, "test/e2e/*.test.mjs"] },
+    { name: "browser", argv: [...NODE_TEST, SHARED_STACK, "test/e2e/*.test.mjs"] },
     { name: "pds", argv: [...NODE_TEST, "test/pds/*.test.mjs"] },
     { name: "sdk", argv: [...NODE_TEST, "test/sdk/*.test.mjs"] },
   );
 } else {
   if (rest.length > 0 || mjs.length === 0) parts.push({ name: "vitest", argv: [VITEST, "run", ...rest], stream: true });
-  if (mjs.length > 0) parts.push({ name: "node --test", argv: [...NODE_TEST, ...mjs] });
+  const e2e = mjs.some((f) => path.resolve(f).startsWith(path.join(ROOT, "test/e2e") + path.sep));
+  if (mjs.length > 0) parts.push({ name: "node --test", argv: [...NODE_TEST, ...(e2e ? [SHARED_STACK] : []), ...mjs] });
 }
 
 /** Passed / failed / skipped counts from a part's output (vitest's "Tests" line, node --test's closing lines). */

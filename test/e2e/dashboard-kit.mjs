@@ -6,17 +6,16 @@
 // - `signIn(page, …)`: the sign-in form as a person fills it;
 // - `checkA11y(page)`: axe-core (a local file evaluated in the page: no third-party origin, and the page's CSP stays
 //   on) → its serious and critical violations.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { ROOT, startStack } from "../../sandbox/start.mjs";
+import { ROOT } from "../../sandbox/start.mjs";
 import { buildWeb } from "../../scripts/build-web.mjs";
 import { ARTIFACTS, CHROMIUM, chromiumMissing, freePort, launchChromium, SKIP } from "./kit.mjs";
+import { ADMIN_TOKEN, hasSharedStack, sharedStack, startE2eStack } from "./shared-stack.mjs";
 
 export { ARTIFACTS, CHROMIUM, chromiumMissing, freePort, launchChromium, ROOT, SKIP };
 export const OWNER = { email: "demo@example.com", name: "Demo Owner", password: "demo-owner-password-1" };
-const ADMIN_TOKEN = "e2e-admin-token";
 
 /**
  * The built dashboard, the local stack and the demo workspace with its owner. Returns {base, key (the workspace's
@@ -25,34 +24,9 @@ const ADMIN_TOKEN = "e2e-admin-token";
 export async function startDashboard() {
   // The same build `npm test` made before its parts started writes no file (only changed bytes are written).
   await buildWeb();
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const state = mkdtempSync(path.join(tmpdir(), "dashboard-e2e-"));
-  const stack = await startStack({
-    port,
-    persistTo: state,
-    vars: {
-      APP_ENV: "development",
-      LOG_LEVEL: process.env.E2E_LOG_LEVEL ?? "warn",
-      PUBLIC_URL: base,
-      MEDIA_URL: `${base}/media`,
-      MEDIA_FETCH_ALLOW_PRIVATE: "true",
-      TOKEN_ENCRYPTION_KEY: "e2e-token-encryption-key",
-      UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
-      AUTH_SECRET: "e2e-auth-secret-e2e-auth-secret-e2e-auth-secret",
-      ADMIN_TOKEN,
-      // Sign-in attempts are throttled per minute; the tests sign in many times from one address. A signed-in
-      // person's requests count against the same per-minute limits as a key (60 a minute by default): the tests
-      // open a dozen pages in a few seconds as one person.
-      SIGN_IN_TRIES_PER_MINUTE: "1000",
-      API_RATE_LIMIT_PER_MINUTE: "100000",
-      SESSION_RATE_LIMIT_PER_MINUTE: "100000",
-      API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000",
-    },
-  }).catch((err) => {
-    rmSync(state, { recursive: true, force: true });
-    throw err;
-  });
+  // Under npm test the stack the browser files share (test/e2e/shared-stack.mjs); alone (bench/dashboard) one of its own.
+  const stack = hasSharedStack() ? sharedStack() : await startE2eStack();
+  const { base } = stack;
   /** A JSON call: with `key` (Bearer) or `cookie` (a session; same-origin Origin for unsafe methods). */
   const api = async (method, p, body, { key, cookie } = {}) => {
     const headers = {};
@@ -99,10 +73,7 @@ export async function startDashboard() {
         .find((c) => c.startsWith("__Host-esp-session="))
         ?.split(";")[0];
     },
-    async close() {
-      await stack.close();
-      rmSync(state, { recursive: true, force: true });
-    },
+    close: () => stack.close(),
   };
 }
 

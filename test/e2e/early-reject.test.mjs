@@ -6,27 +6,15 @@
 // leaves while a chunked body that never ends is still being sent, instead of after all of it (src/lib/unread-body.ts).
 // Runs under `node --test` (part of `npm test`); loopback only.
 import assert from "node:assert/strict";
-import { createServer } from "node:http";
 import net from "node:net";
-import { after, before, test } from "node:test";
-import { freshState, startWorker } from "../../bench/lib/worker.mjs";
+import { before, test } from "node:test";
+import { createWorkspace, sharedStack } from "./shared-stack.mjs";
 
-const ADMIN = "e2e-admin-token";
 const MB = 1024 * 1024;
 const BOUNDARY = "----e2e-early-reject";
 const TYPE_MESSAGE = "The media field must be a file of type: jpeg, png, gif, webp, mp4, mov.";
 const IMAGE_TOO_LARGE = "The media field must not be greater than 10240 kilobytes.";
 const mediaError = (message) => ({ message, errors: { media: [message] } });
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** A multipart body of `length` bytes: one `media` file part starting with `head`. */
 function multipartBody(head, length) {
@@ -107,30 +95,11 @@ let key;
 let ip = 0;
 
 before(async () => {
-  const port = await freePort();
-  worker = await startWorker({
-    port,
-    persistTo: freshState(),
-    vars: {
-      ADMIN_TOKEN: ADMIN,
-      TOKEN_ENCRYPTION_KEY: "e2e-token-encryption-key",
-      UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
-      APP_ENV: "development",
-      LOG_LEVEL: "warn",
-    },
-  });
-  worker.port = port;
-  const boot = await fetch(`${worker.base}/api/admin/workspaces`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${ADMIN}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ name: "Early reject" }),
-  }).then((r) => r.json());
-  key = boot.plain_token;
+  const stack = sharedStack();
+  worker = { base: stack.base, port: Number(new URL(stack.base).port) };
+  const boot = await createWorkspace(stack.base, "Early reject");
+  key = boot.body?.plain_token;
   assert.ok(key, "workspace bootstrap");
-});
-
-after(async () => {
-  await worker?.stop();
 });
 
 /** A fresh signed upload URL's path, and a client IP of its own (the per-IP window stays out of the way). */

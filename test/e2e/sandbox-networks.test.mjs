@@ -3,7 +3,9 @@
 // sandbox's consent form with its Authorize button, the callback and, for Pages, organizations, channels and
 // boards, our selection page —; then a photo post and a video post are published to every account at once
 // ("publish now"), every row's link opens the sandbox's page of it, and metrics are non-zero where the network
-// has them. (X, Mastodon and Bluesky through `npm run dev` itself: dev-sandbox.test.mjs.)
+// has them. (X, Mastodon and Bluesky through `npm run dev` itself: dev-sandbox.test.mjs.) A stack of its own, not
+// the shared one (shared-stack.mjs): after the dashboard's files on the shared stack its video rows stayed
+// `publishing` past 90 s (not understood yet: docs/testing.md).
 import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -166,14 +168,18 @@ async function publish(content, file, mime, targets) {
   assert.equal(upload.status, 200, await upload.text());
   const go = await api("PUT", `/api/posts/${postId}`, { status: "publishing" });
   assert.equal(go.status, 200, JSON.stringify(go.body));
+  let last;
   return waitFor(
     async () => {
       const shown = await api("GET", `/api/posts/${postId}`);
+      last = shown.body.platforms.map((p) => `${p.platform}: ${p.status}`).join(", ");
       return shown.body.platforms.every((p) => p.status === "published" || p.status === "failed") ? shown.body : null;
     },
     `post ${postId} to settle`,
     90_000,
-  );
+  ).catch((err) => {
+    throw new Error(`${err.message} (${last})\n${stack.log().slice(-3000)}`);
+  });
 }
 
 test("every sandbox network: connect through its consent page, publish a photo and a video, open the links, read metrics", {

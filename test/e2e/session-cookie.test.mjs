@@ -3,26 +3,20 @@
 // from a page of the Worker's origin with fetch (the browser adds Origin itself), reads and writes with the cookie
 // alone, is refused from another origin, signs out. Skipped with a message where Chromium is not installed.
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { after, before, test } from "node:test";
-import { startStack } from "../../sandbox/start.mjs";
 import { CHROMIUM, chromiumMissing, freePort, launchChromium } from "./kit.mjs";
-
-const ADMIN_TOKEN = "e2e-admin-token";
+import { createWorkspace, sharedStack } from "./shared-stack.mjs";
 
 let stack;
-let stateDir;
 let base;
 let otherOrigin;
 let other;
 
 before(async () => {
   if (chromiumMissing) return;
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
+  stack = sharedStack();
+  base = stack.base;
   // A page of another origin (another port is another origin) that tries to write with the visitor's cookie.
   const otherPort = await freePort();
   otherOrigin = `http://127.0.0.1:${otherPort}`;
@@ -31,24 +25,9 @@ before(async () => {
     res.end("<!doctype html><title>Elsewhere</title>");
   });
   await new Promise((resolve) => other.listen(otherPort, "127.0.0.1", resolve));
-  stateDir = mkdtempSync(path.join(tmpdir(), "session-e2e-"));
-  const vars = {
-    APP_ENV: "development",
-    LOG_LEVEL: "warn",
-    PUBLIC_URL: base,
-    TOKEN_ENCRYPTION_KEY: "e2e-token-encryption-key",
-    UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
-    AUTH_SECRET: "e2e-auth-secret-0123456789abcdef0123456789",
-    ADMIN_TOKEN,
-  };
-  stack = await startStack({ port, persistTo: stateDir, sandbox: false, vars });
 });
 
-after(async () => {
-  await stack?.close();
-  other?.close();
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-});
+after(() => other?.close());
 
 test("the __Host- session cookie in Chromium on http://127.0.0.1: sign in, act, refused cross-origin, sign out", {
   skip: chromiumMissing
@@ -58,11 +37,7 @@ test("the __Host- session cookie in Chromium on http://127.0.0.1: sign in, act, 
 }, async () => {
   const email = "owner@example.com";
   const password = "correct horse battery";
-  const boot = await fetch(`${base}/api/admin/workspaces`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ name: "E2E", owner: { email, name: "Owner", password } }),
-  });
+  const boot = await createWorkspace(base, "E2E", { email, name: "Owner", password });
   assert.equal(boot.status, 201, stack.log());
 
   const browser = await launchChromium();
