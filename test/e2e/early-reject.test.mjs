@@ -33,6 +33,38 @@ const TEXT = Buffer.from("plain text, not an image ".repeat(8));
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);
 
 /**
+ * The HTTP/1.1 answer read so far from a raw socket, once it has fully arrived (by Content-Length, or a chunked
+ * body up to its last chunk): `{status, contentType, text}`; null while more is to come.
+ */
+function wholeAnswer(received) {
+  const end = received.indexOf("\r\n\r\n");
+  if (end < 0) return null;
+  const head = received.subarray(0, end).toString("latin1").split("\r\n");
+  const fields = Object.fromEntries(
+    head.slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
+  );
+  let rest = received.subarray(end + 4);
+  let text;
+  if (fields["transfer-encoding"] === "chunked") {
+    if (!rest.toString("latin1").endsWith("0\r\n\r\n")) return null;
+    const parts = [];
+    for (;;) {
+      const eol = rest.indexOf("\r\n");
+      const size = Number.parseInt(rest.subarray(0, eol).toString("latin1"), 16);
+      if (!size) break;
+      parts.push(rest.subarray(eol + 2, eol + 2 + size));
+      rest = rest.subarray(eol + 2 + size + 2);
+    }
+    text = Buffer.concat(parts).toString("utf8");
+  } else {
+    const length = Number(fields["content-length"]);
+    if (rest.length < length) return null;
+    text = rest.subarray(0, length).toString("utf8");
+  }
+  return { status: Number(head[0].split(" ")[1]), contentType: fields["content-type"], text };
+}
+
+/**
  * POSTs `body` over a raw socket — all at once, or in 64 KiB chunks `delayMs` apart — while reading whatever comes
  * back. Resolves with the parsed answer once its whole body has arrived; rejects when the connection breaks first.
  */
@@ -50,17 +82,11 @@ function rawPost(port, path, body, { headers = {}, delayMs = 0 } = {}) {
     };
     socket.on("data", (d) => {
       received = Buffer.concat([received, d]);
-      const end = received.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const head = received.subarray(0, end).toString("latin1").split("\r\n");
-      const status = Number(head[0].split(" ")[1]);
-      const fields = Object.fromEntries(
-        head.slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
-      );
-      const length = Number(fields["content-length"]);
-      if (received.length - end - 4 < length) return;
-      const text = received.subarray(end + 4, end + 4 + length).toString("utf8");
-      finish(() => resolve({ status, contentType: fields["content-type"], body: JSON.parse(text), sent }));
+      const answer = wholeAnswer(received);
+      if (answer)
+        finish(() =>
+          resolve({ status: answer.status, contentType: answer.contentType, body: JSON.parse(answer.text), sent }),
+        );
     });
     socket.on("error", (err) => finish(() => reject(new Error(`${err.code} after sending ${sent} bytes`))));
     socket.on("close", () => finish(() => reject(new Error(`closed without a full answer after sending ${sent}`))));
@@ -209,32 +235,8 @@ function endlessChunkedPost(port, path, headers, { chunkBytes = 16 * 1024, delay
     socket.on("data", (d) => {
       answering = true;
       received = Buffer.concat([received, d]);
-      const end = received.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      const head = received.subarray(0, end).toString("latin1").split("\r\n");
-      const fields = Object.fromEntries(
-        head.slice(1).map((l) => [l.slice(0, l.indexOf(":")).toLowerCase(), l.slice(l.indexOf(":") + 1).trim()]),
-      );
-      let rest = received.subarray(end + 4);
-      let text;
-      if (fields["transfer-encoding"] === "chunked") {
-        if (!rest.toString("latin1").endsWith("0\r\n\r\n")) return;
-        const parts = [];
-        for (;;) {
-          const eol = rest.indexOf("\r\n");
-          const size = Number.parseInt(rest.subarray(0, eol).toString("latin1"), 16);
-          if (!size) break;
-          parts.push(rest.subarray(eol + 2, eol + 2 + size));
-          rest = rest.subarray(eol + 2 + size + 2);
-        }
-        text = Buffer.concat(parts).toString("utf8");
-      } else {
-        const length = Number(fields["content-length"]);
-        if (rest.length < length) return;
-        text = rest.subarray(0, length).toString("utf8");
-      }
-      const status = Number(head[0].split(" ")[1]);
-      finish(() => resolve({ status, contentType: fields["content-type"], text, sent, ms: Date.now() - started }));
+      const answer = wholeAnswer(received);
+      if (answer) finish(() => resolve({ ...answer, sent, ms: Date.now() - started }));
     });
     socket.on("error", (err) => finish(() => reject(new Error(`${path}: ${err.code} after sending ${sent} bytes`))));
     socket.on("close", () =>

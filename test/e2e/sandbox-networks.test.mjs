@@ -7,14 +7,12 @@
 // the shared one (shared-stack.mjs): after the dashboard's files on the shared stack its video rows stayed
 // `publishing` past 90 s (not understood yet: docs/testing.md).
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { ROOT, startStack } from "../../sandbox/start.mjs";
-import { freePort, waitFor } from "./kit.mjs";
-
-const ADMIN_TOKEN = "e2e-admin-token";
+import { ROOT } from "../../sandbox/start.mjs";
+import { waitFor } from "./kit.mjs";
+import { createWorkspace, startE2eStack } from "./shared-stack.mjs";
 
 const unhtml = (s) =>
   s
@@ -48,46 +46,19 @@ function formOf(html, pageUrl, { button, tickAll = false } = {}) {
 }
 
 let stack;
-let stateDir;
 let base;
 let key;
 
 before(async () => {
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  stateDir = mkdtempSync(path.join(tmpdir(), "sandbox-networks-e2e-"));
-  stack = await startStack({
-    port,
-    persistTo: stateDir,
-    vars: {
-      APP_ENV: "development",
-      LOG_LEVEL: "warn",
-      // The test polls its posts until they settle: past the default 60 requests a minute per key.
-      API_RATE_LIMIT_PER_MINUTE: "10000",
-      API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "10000",
-      PUBLIC_URL: base,
-      MEDIA_URL: `${base}/media`,
-      MEDIA_FETCH_ALLOW_PRIVATE: "true",
-      OUTBOUND_EGRESS: "resolve",
-      TOKEN_ENCRYPTION_KEY: "e2e-token-encryption-key",
-      UPLOAD_SIGNING_KEY: "e2e-upload-signing-key",
-      AUTH_SECRET: "e2e-auth-secret-e2e-auth-secret-e2e",
-      ADMIN_TOKEN,
-    },
-  });
-  const res = await fetch(`${base}/api/admin/workspaces`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${ADMIN_TOKEN}`, "Content-Type": "application/json" },
-    body: JSON.stringify({ name: "Sandbox networks" }),
-  });
-  assert.equal(res.status, 201, stack.log().slice(-2000));
-  key = (await res.json()).plain_token;
+  // A stack of its own with the shared stack's vars (see the file comment).
+  stack = await startE2eStack();
+  base = stack.base;
+  const ws = await createWorkspace(base, "Sandbox networks");
+  assert.equal(ws.status, 201, stack.log().slice(-2000));
+  key = ws.body.plain_token;
 });
 
-after(async () => {
-  await stack?.close();
-  if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-});
+after(() => stack?.close());
 
 async function api(method, p, body) {
   const res = await fetch(`${base}${p}`, {

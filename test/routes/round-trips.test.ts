@@ -213,8 +213,9 @@ describe("round trips per write verb", () => {
       "POST /api/uploads": { status: 201, statements: 1, round_trips: 1 },
       "PUT /api/social-accounts/{id}/toggle": { status: 200, statements: 2, round_trips: 2 },
       "POST /api/api-keys": { status: 201, statements: 1, round_trips: 1 },
-      // The revoke batch also ends the invitations the revoked keys made (issue 35): one more statement, same batch.
-      "DELETE /api/api-keys/{id}": { status: 204, statements: 5, round_trips: 2 },
+      // The revoke batch also ends the invitations and disables the webhook endpoints the revoked keys made (issue
+      // 35): two more statements, same batch.
+      "DELETE /api/api-keys/{id}": { status: 204, statements: 6, round_trips: 2 },
     });
   });
 

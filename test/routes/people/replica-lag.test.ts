@@ -3,7 +3,12 @@ import { lagOnReplicas, staleOnReplicas } from "../../support/d1-spy";
 import { call } from "../../support/harness";
 import { asPerson, memberWithRole, signedIn, workspaceWithOwner } from "./support";
 
-afterEach(() => vi.restoreAllMocks());
+/** The stale copies staleOnReplicas() made, dropped after each test. */
+const drops: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  vi.restoreAllMocks();
+  for (const drop of drops.splice(0)) await drop();
+});
 
 describe("sessions and read replicas (issue 27)", () => {
   it("a session made moments ago authenticates a GET whose D1 session started on a replica that has not seen it", async () => {
@@ -40,36 +45,26 @@ describe("sessions and read replicas (issue 27)", () => {
     const owner = await signedIn(ws.email, undefined, ws.workspaceId);
     const admin = await memberWithRole(ws, "admin");
     expect((await admin.api("GET", "/api/workspace")).status).toBe(200);
-    const drop = await staleOnReplicas("workspace_members");
-    try {
-      const members = (await call("GET", "/api/members", { key: ws.key })).body as { id: string; user_id: string }[];
-      const id = members.find((m) => m.user_id === admin.userId)!.id;
-      expect((await owner.api("DELETE", `/api/members/${id}`)).status).toBe(204);
-      const res = await admin.api("GET", "/api/workspace");
-      expect({ status: res.status, body: res.body }).toEqual({
-        status: 403,
-        body: { message: "You are not a member of this workspace." },
-      });
-    } finally {
-      vi.restoreAllMocks();
-      await drop();
-    }
+    drops.push(await staleOnReplicas("workspace_members"));
+    const members = (await call("GET", "/api/members", { key: ws.key })).body as { id: string; user_id: string }[];
+    const id = members.find((m) => m.user_id === admin.userId)!.id;
+    expect((await owner.api("DELETE", `/api/members/${id}`)).status).toBe(204);
+    const res = await admin.api("GET", "/api/workspace");
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 403,
+      body: { message: "You are not a member of this workspace." },
+    });
   });
 
   it("a session signed out moments ago is refused even where the replica still has it", async () => {
     const ws = await workspaceWithOwner();
     const person = await signedIn(ws.email, undefined, ws.workspaceId);
-    const drop = await staleOnReplicas("auth_sessions");
-    try {
-      expect((await person.api("DELETE", "/api/session")).status).toBe(204);
-      const res = await person.api("GET", "/api/workspace");
-      expect({ status: res.status, body: res.body }).toEqual({
-        status: 401,
-        body: { message: "Not signed in, or the session has ended: sign in again." },
-      });
-    } finally {
-      vi.restoreAllMocks();
-      await drop();
-    }
+    drops.push(await staleOnReplicas("auth_sessions"));
+    expect((await person.api("DELETE", "/api/session")).status).toBe(204);
+    const res = await person.api("GET", "/api/workspace");
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 401,
+      body: { message: "Not signed in, or the session has ended: sign in again." },
+    });
   });
 });
