@@ -49,12 +49,32 @@ export interface MemoryBudgetStats {
   peakInUse: number;
   granted: number;
   refused: number;
+  /** Shares taken back from abandoned requests (past SHARE_LEASE_MS) and waiters dropped as abandoned. */
+  reclaimed: number;
 }
 
 interface Waiter {
   cost: number;
   granted: boolean;
+  /** When the waiting request last looked (it polls every WAIT_POLL_MS while it is alive). */
+  polledAt: number;
 }
+
+interface Grant {
+  share: number;
+  at: number;
+  released: boolean;
+}
+
+/**
+ * A request the runtime cancels (its client went away) never runs its `finally`: a share it held would stay taken
+ * for the isolate's life, and one it waited for would be granted to nobody, blocking every later request — a video,
+ * whose share is cut to the whole budget, then never gets one. So a waiter that has not polled for ABANDONED_WAITER_MS
+ * is dropped from the queue, and a share held longer than SHARE_LEASE_MS is taken back (no upload, download or fit of
+ * a bounded file holds its share that long; past it the budget trusts the share is gone).
+ */
+export const ABANDONED_WAITER_MS = 5_000;
+export const SHARE_LEASE_MS = 15 * 60_000;
 
 /**
  * How often a waiting request looks whether it was granted. It polls on a timer of its own rather than being woken
@@ -71,7 +91,9 @@ export class MemoryBudget {
   #peak = 0;
   #granted = 0;
   #refused = 0;
+  #reclaimed = 0;
   readonly #queue: Waiter[] = [];
+  readonly #grants = new Set<Grant>();
 
   constructor(
     public capacity: number,
@@ -87,6 +109,7 @@ export class MemoryBudget {
       peakInUse: this.#peak,
       granted: this.#granted,
       refused: this.#refused,
+      reclaimed: this.#reclaimed,
     };
   }
 
@@ -100,18 +123,21 @@ export class MemoryBudget {
    */
   async acquire(cost: number, waitMs: number): Promise<Release> {
     const share = Math.max(0, Math.min(Math.ceil(cost), this.capacity));
+    this.#reclaim();
     if (this.#queue.length === 0 && this.#inUse + share <= this.capacity) {
-      this.#take(share);
-      return this.#releaser(share);
+      return this.#releaser(this.#take(share));
     }
     if (waitMs <= 0) {
       this.#refused++;
       throw new MemoryBusyError();
     }
-    const waiter: Waiter = { cost: share, granted: false };
+    const waiter: Waiter & { grant?: Grant } = { cost: share, granted: false, polledAt: this.clock.now() };
     this.#queue.push(waiter);
     const deadline = this.clock.now() + waitMs;
     while (!waiter.granted) {
+      waiter.polledAt = this.clock.now();
+      // Dropped as abandoned while this request was slow to look (not cancelled after all): back in the queue.
+      if (!this.#queue.includes(waiter)) this.#queue.push(waiter);
       const left = deadline - this.clock.now();
       if (left <= 0) {
         this.#queue.splice(this.#queue.indexOf(waiter), 1);
@@ -120,33 +146,58 @@ export class MemoryBudget {
         throw new MemoryBusyError();
       }
       await this.clock.sleep(Math.min(left, WAIT_POLL_MS));
+      this.#reclaim();
+      this.#pump();
     }
-    return this.#releaser(share);
+    return this.#releaser(waiter.grant!);
   }
 
-  #take(share: number): void {
+  #take(share: number): Grant {
+    const grant: Grant = { share, at: this.clock.now(), released: false };
+    this.#grants.add(grant);
     this.#inUse += share;
     this.#granted++;
     this.#peak = Math.max(this.#peak, this.#inUse);
+    return grant;
   }
 
-  #releaser(share: number): Release {
-    let released = false;
+  #give(grant: Grant): void {
+    if (grant.released) return;
+    grant.released = true;
+    this.#grants.delete(grant);
+    this.#inUse -= grant.share;
+  }
+
+  #releaser(grant: Grant): Release {
     return () => {
-      if (released) return;
-      released = true;
-      this.#inUse -= share;
+      this.#give(grant);
+      this.#reclaim();
       this.#pump();
     };
+  }
+
+  /** Takes back shares held past SHARE_LEASE_MS and drops waiters that stopped polling (see ABANDONED_WAITER_MS). */
+  #reclaim(): void {
+    const now = this.clock.now();
+    for (const grant of this.#grants)
+      if (now - grant.at > SHARE_LEASE_MS) {
+        this.#give(grant);
+        this.#reclaimed++;
+      }
+    for (let i = this.#queue.length - 1; i >= 0; i--)
+      if (now - this.#queue[i]!.polledAt > ABANDONED_WAITER_MS) {
+        this.#queue.splice(i, 1);
+        this.#reclaimed++;
+      }
   }
 
   /** Grants waiting requests in arrival order while the head's share fits. */
   #pump(): void {
     for (;;) {
-      const head = this.#queue[0];
+      const head = this.#queue[0] as (Waiter & { grant?: Grant }) | undefined;
       if (!head || this.#inUse + head.cost > this.capacity) return;
       this.#queue.shift();
-      this.#take(head.cost);
+      head.grant = this.#take(head.cost);
       head.granted = true;
     }
   }

@@ -4,11 +4,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config";
 import worker from "../../src/index";
 import {
+  ABANDONED_WAITER_MS,
   DECODE_RESERVE_BYTES,
   isolateMemoryBudget,
   MemoryBudget,
   MemoryBusyError,
   memoryGate,
+  SHARE_LEASE_MS,
 } from "../../src/lib/memory-budget";
 import { variantFor } from "../../src/media/variants";
 import { fakeOrigin } from "../support/fake-fetch";
@@ -117,6 +119,7 @@ describe("the isolate's memory budget for media (issue 25)", () => {
       peakInUse: SMALL_BUDGET,
       granted: before.granted + files.length,
       refused: before.refused,
+      reclaimed: before.reclaimed,
     });
   });
 
@@ -278,6 +281,49 @@ describe("MemoryBudget", () => {
     expect(b.stats()).toMatchObject({ inUse: 10, waiting: 0, refused: 1 });
     releaseSmall();
     most();
+    expect(b.stats()).toMatchObject({ inUse: 0, waiting: 0 });
+  });
+
+  // A request the runtime cancels never runs its `finally`: its share, or its place in the queue, must not block the
+  // isolate for good (a video's share is the whole budget). The clock's sleep never returns for a cancelled request.
+  it("a waiter that stopped polling (its request was cancelled) is dropped and blocks nobody", async () => {
+    let now = 0;
+    let cancelled = false;
+    const clock = {
+      now: () => now,
+      sleep: (ms: number) =>
+        cancelled
+          ? new Promise<void>(() => {})
+          : Promise.resolve().then(() => {
+              now += ms;
+            }),
+    };
+    const b = new MemoryBudget(10, clock);
+    const hold = await b.acquire(10, 0);
+    cancelled = true;
+    void b.acquire(10, 60_000);
+    await Promise.resolve();
+    cancelled = false;
+    expect(b.stats()).toMatchObject({ inUse: 10, waiting: 1 });
+    now += ABANDONED_WAITER_MS + 1;
+    hold();
+    expect(b.stats()).toMatchObject({ inUse: 0, waiting: 0, reclaimed: 1 });
+    const next = await b.acquire(10, 0);
+    expect(b.stats()).toMatchObject({ inUse: 10, waiting: 0 });
+    next();
+  });
+
+  it("a share held past its lease (its request was cancelled) is taken back; the late release does nothing", async () => {
+    let now = 0;
+    const b = new MemoryBudget(10, { now: () => now, sleep: async () => {} });
+    const leaked = await b.acquire(10, 0);
+    await expect(b.acquire(1, 0)).rejects.toBeInstanceOf(MemoryBusyError);
+    now += SHARE_LEASE_MS + 1;
+    const next = await b.acquire(10, 0);
+    expect(b.stats()).toMatchObject({ inUse: 10, reclaimed: 1 });
+    leaked();
+    expect(b.stats()).toMatchObject({ inUse: 10 });
+    next();
     expect(b.stats()).toMatchObject({ inUse: 0, waiting: 0 });
   });
 });
