@@ -53,17 +53,18 @@ export interface MemoryBudgetStats {
   reclaimed: number;
 }
 
-interface Waiter {
-  cost: number;
-  granted: boolean;
-  /** When the waiting request last looked (it polls every WAIT_POLL_MS while it is alive). */
-  polledAt: number;
-}
-
 interface Grant {
   share: number;
   at: number;
   released: boolean;
+}
+
+interface Waiter {
+  cost: number;
+  /** Its share, once granted. */
+  grant?: Grant;
+  /** When the waiting request last looked (it polls every WAIT_POLL_MS while it is alive). */
+  polledAt: number;
 }
 
 /**
@@ -131,10 +132,10 @@ export class MemoryBudget {
       this.#refused++;
       throw new MemoryBusyError();
     }
-    const waiter: Waiter & { grant?: Grant } = { cost: share, granted: false, polledAt: this.clock.now() };
+    const waiter: Waiter = { cost: share, polledAt: this.clock.now() };
     this.#queue.push(waiter);
     const deadline = this.clock.now() + waitMs;
-    while (!waiter.granted) {
+    while (!waiter.grant) {
       waiter.polledAt = this.clock.now();
       // Dropped as abandoned while this request was slow to look (not cancelled after all): back in the queue.
       if (!this.#queue.includes(waiter)) this.#queue.push(waiter);
@@ -149,7 +150,7 @@ export class MemoryBudget {
       this.#reclaim();
       this.#pump();
     }
-    return this.#releaser(waiter.grant!);
+    return this.#releaser(waiter.grant);
   }
 
   #take(share: number): Grant {
@@ -194,11 +195,10 @@ export class MemoryBudget {
   /** Grants waiting requests in arrival order while the head's share fits. */
   #pump(): void {
     for (;;) {
-      const head = this.#queue[0] as (Waiter & { grant?: Grant }) | undefined;
+      const head = this.#queue[0];
       if (!head || this.#inUse + head.cost > this.capacity) return;
       this.#queue.shift();
       head.grant = this.#take(head.cost);
-      head.granted = true;
     }
   }
 }

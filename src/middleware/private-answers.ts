@@ -9,11 +9,13 @@ import type { AppEnv } from "../types";
 export const privateAnswers: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
   if (c.req.header("Authorization") === undefined && c.req.header("Cookie") === undefined) return;
-  const headers = new Headers(c.res.headers);
-  if (!headers.has("Cache-Control")) headers.set("Cache-Control", "no-store");
-  const vary = headers.get("Vary");
+  const setCache = !c.res.headers.has("Cache-Control");
+  const vary = c.res.headers.get("Vary");
   const have = new Set((vary ?? "").split(",").map((v) => v.trim().toLowerCase()));
   const add = ["Authorization", "Cookie"].filter((h) => !have.has(h.toLowerCase()));
+  if (!setCache && add.length === 0) return;
+  const headers = new Headers(c.res.headers);
+  if (setCache) headers.set("Cache-Control", "no-store");
   if (add.length > 0) headers.set("Vary", [vary, ...add].filter(Boolean).join(", "));
   // A new Response: one passed through from a binding (an asset, R2) has headers that cannot be changed in place.
   c.res = new Response(c.res.body, { status: c.res.status, statusText: c.res.statusText, headers });

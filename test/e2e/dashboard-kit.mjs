@@ -12,7 +12,7 @@ import path from "node:path";
 import { ROOT } from "../../sandbox/start.mjs";
 import { buildWeb } from "../../scripts/build-web.mjs";
 import { ARTIFACTS, CHROMIUM, chromiumMissing, freePort, launchChromium, SKIP } from "./kit.mjs";
-import { ADMIN_TOKEN, hasSharedStack, sharedStack, startE2eStack } from "./shared-stack.mjs";
+import { createWorkspace, hasSharedStack, sharedStack, startE2eStack } from "./shared-stack.mjs";
 
 export { ARTIFACTS, CHROMIUM, chromiumMissing, freePort, launchChromium, ROOT, SKIP };
 export const OWNER = { email: "demo@example.com", name: "Demo Owner", password: "demo-owner-password-1" };
@@ -49,7 +49,7 @@ export async function startDashboard() {
     }
     return { status: res.status, body: json, headers: res.headers };
   };
-  const ws = await api("POST", "/api/admin/workspaces", { name: "Demo workspace", owner: OWNER }, { key: ADMIN_TOKEN });
+  const ws = await createWorkspace(base, "Demo workspace", OWNER);
   if (ws.status !== 201) {
     await stack.close();
     throw new Error(`admin bootstrap: ${ws.status} ${JSON.stringify(ws.body)}\n${stack.log()}`);

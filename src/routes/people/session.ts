@@ -122,8 +122,10 @@ export function registerSession(app: App) {
       memberships = await membershipsOf(onPrimary(service), signedIn.user.id);
     const acting = asked === undefined ? memberships[0] : memberships.find((m) => m.workspace_id === asked);
     if (asked !== undefined && !acting) throw new AppError("forbidden", "You are not a member of this workspace.");
-    const res = c.json({ user: signedIn.user, memberships, workspace_id: acting?.workspace_id ?? null }, 200);
-    res.headers.set("Cache-Control", "no-store");
-    return withCookies(res, cookies);
+    // Cache-Control: no-store comes with every answer to a request with credentials (src/middleware/private-answers.ts).
+    return withCookies(
+      c.json({ user: signedIn.user, memberships, workspace_id: acting?.workspace_id ?? null }, 200),
+      cookies,
+    );
   });
 }

@@ -8,7 +8,7 @@ import { forgetApiKey } from "../api-keys/authenticate-api-key";
 import { API_KEY_SCOPES, type ApiKeyScope, scopeAllows } from "../api-keys/scopes";
 import { disableEndpointsOf, disableEndpointsOfRevokedKeys } from "../webhooks/endpoint-makers";
 import { endInvitationsOf, endInvitationsOfRevokedKeys } from "./invitation-issuers";
-import { ROLE_GRANTS } from "./roles";
+import { ROLE_GRANTS, roleAllows } from "./roles";
 
 /**
  * Members of a workspace (issue 27). Who may change whom (docs/security.md "Roles"):
@@ -145,11 +145,15 @@ export async function updateMemberRole(ctx: WorkspaceContext, id: string, role: 
     .returning({ id: workspaceMembers.id });
   const changed = sql`EXISTS (SELECT 1 FROM workspace_members WHERE id = ${id} AND role = ${role})`;
   const invitationsEnd = endInvitationsOf(ctx, ctx.workspaceId, member.userId, role, changed);
-  // Owners and admins manage webhooks; an editor or viewer's endpoints end with the demotion (issue 35).
+  // A role that no longer manages webhooks (the `webhooks` area) ends the endpoints the person made (issue 35).
+  const managesWebhooks = (r: MemberRole) => roleAllows(r, "full", "webhooks");
   const endpointsEnd =
-    losesInvitations && role !== "admin" ? [disableEndpointsOf(ctx, ctx.workspaceId, member.userId, changed)] : [];
+    managesWebhooks(member.role) && !managesWebhooks(role)
+      ? [disableEndpointsOf(ctx, ctx.workspaceId, member.userId, changed)]
+      : [];
   if (lost.length === 0) {
-    const [updated] = losesInvitations ? await ctx.db.batch([update, invitationsEnd, ...endpointsEnd]) : [await update];
+    const ends = [...(losesInvitations ? [invitationsEnd] : []), ...endpointsEnd];
+    const [updated] = ends.length > 0 ? await ctx.db.batch([update, ...ends]) : [await update];
     if (updated.length === 0) throw conflict(LAST_OWNER);
   } else {
     const [updated, revoked] = await ctx.db.batch([
