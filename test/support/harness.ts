@@ -1,5 +1,6 @@
-import { env, exports } from "cloudflare:workers";
+import { env } from "cloudflare:workers";
 import { expect } from "vitest";
+import { workerFetch } from "./worker-fetch";
 
 /** Every test makes its own workspace and key through the public bootstrap endpoint. */
 export const BASE = "https://api.test";
@@ -34,7 +35,7 @@ export async function call<T = any>(
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const res = await exports.default.fetch(new Request(`${BASE}${path}`, { method, headers, body }));
+  const res = await workerFetch(new Request(`${BASE}${path}`, { method, headers, body }));
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -1,13 +1,13 @@
-import { exports } from "cloudflare:workers";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { BASE } from "./harness";
+import { workerFetch } from "./worker-fetch";
 
 /** The official MCP SDK client, talking streamable HTTP to the Worker's /mcp (in-process fetch). */
 export async function connectMcp(key: string): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(`${BASE}/mcp`), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
-    fetch: (url, init) => exports.default.fetch(new Request(url, init)),
+    fetch: (url, init) => workerFetch(new Request(url, init)),
   });
   const client = new Client({ name: "test-agent", version: "1.0.0" });
   await client.connect(transport);

@@ -1,6 +1,6 @@
-import { exports } from "cloudflare:workers";
 import { expect } from "vitest";
 import { type ApiResponse, BASE, fileClientIp, type TestWorkspace } from "../harness";
+import { workerFetch } from "../worker-fetch";
 
 /**
  * The test browser's cookies for our origin (the flow binding cookie, issue 25): kept from every answer, sent with
@@ -21,7 +21,7 @@ export async function browse(
   if (opts.cookies !== false && !headers.has("Cookie") && jar.size > 0) {
     headers.set("Cookie", [...jar].map(([k, v]) => `${k}=${v}`).join("; "));
   }
-  const res = await exports.default.fetch(
+  const res = await workerFetch(
     new Request(`${BASE}${path}`, { method, headers, body: opts.body, redirect: "manual" }),
   );
   if (opts.cookies !== false) {
