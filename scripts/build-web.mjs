@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run build:web`: bundles the dashboard (web/, Preact + TSX) with esbuild into public/app/ — content-hashed
-// files in public/app/assets/ (Workers Static Assets, cached for good: public/_headers) and public/app/index.html,
+// files in public/app/assets/ (served by src/routes/hashed-assets.ts, cached for good) and public/app/index.html,
 // the page the Worker answers for every /app route (src/routes/app/app-shell.ts). Prints the gzip size of the
 // JavaScript a first visit loads (the entry and the chunks it imports statically; each page is a chunk loaded when
 // first shown). `--watch` rebuilds on every change (npm run dev). `--json` prints the sizes as JSON; `--record`

@@ -1,6 +1,7 @@
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { call } from "../support/harness";
+import { workerFetch } from "../support/worker-fetch";
 
 /**
  * The dashboard under /app (src/routes/app/app-shell.ts): its built page (public/app/index.html, from
@@ -61,7 +62,7 @@ describe("dashboard shell", () => {
     const html = await builtPage();
     const files = [...html.matchAll(/\b(?:src|href)="(\/app\/assets\/[^"]+)"/g)].map((m) => m[1]!);
     for (const file of files) {
-      const res = await env.ASSETS.fetch(new Request(`https://api.test${file}`));
+      const res = await workerFetch(new Request(`https://api.test${file}`));
       expect(
         {
           status: res.status,
@@ -81,9 +82,30 @@ describe("dashboard shell", () => {
     }
   });
 
-  it("a hashed file that is not there is a 404, not the page", async () => {
-    const res = await call("GET", "/app/assets/main-OLDHASH.js");
-    expect({ status: res.status, body: res.body }).toEqual({ status: 404, body: { message: "Not found." } });
+  it("a hashed file that is not there is a 404 nobody keeps, not the page", async () => {
+    for (const path of ["/app/assets/main-OLDHASH.js", "/api/docs/assets/scalar-api-reference-0.0.0.js"]) {
+      const res = await call("GET", path);
+      expect({ status: res.status, cache: res.headers.get("Cache-Control"), body: res.body }, path).toEqual({
+        status: 404,
+        cache: "no-store",
+        body: { message: "Not found." },
+      });
+    }
+  });
+
+  it("a browser revalidating a hashed file gets a 304 that is still cached for good", async () => {
+    const html = await builtPage();
+    const file = /src="(\/app\/assets\/main-\w+\.js)"/.exec(html)![1]!;
+    const first = await workerFetch(new Request(`https://api.test${file}`));
+    await first.arrayBuffer();
+    const etag = first.headers.get("ETag");
+    expect(etag).toMatch(/^(W\/)?"[^"]+"$/);
+    const again = await workerFetch(new Request(`https://api.test${file}`, { headers: { "If-None-Match": etag! } }));
+    expect({ status: again.status, cache: again.headers.get("Cache-Control"), body: await again.text() }).toEqual({
+      status: 304,
+      cache: "public, max-age=31536000, immutable",
+      body: "",
+    });
   });
 
   it("/ leads a browser to the dashboard", async () => {

@@ -1,9 +1,10 @@
 import type { Context } from "hono";
 import type { App, AppEnv } from "../../types";
+import { registerHashedAssets } from "../hashed-assets";
 
 /**
  * The dashboard (issue 27) under `/app`: a Preact app built by `npm run build:web` (scripts/build-web.mjs) into
- * `public/app/`. Its content-hashed files (`/app/assets/*`) are Workers Static Assets served before the Worker runs;
+ * `public/app/`. Its content-hashed files (`/app/assets/*`) are served from the static assets by src/routes/hashed-assets.ts;
  * every other `/app` path is a client-side route and answers the app's `index.html` from here, with the headers
  * below (`assets.run_worker_first` in wrangler.jsonc sends those paths to the Worker first, so `/app/index.html`
  * itself gets them too). `/` sends a browser to the dashboard.
@@ -73,7 +74,7 @@ async function serveShell(c: Context<AppEnv>): Promise<Response> {
 export function registerAppShell(app: App) {
   app.get("/", (c) => c.redirect(APP_BASE, 302));
   app.get(APP_BASE, serveShell);
-  // A hashed file that is not there (an old page asking for a file a newer build replaced) is a 404, not the page.
-  app.get(`${APP_BASE}/assets/*`, (c) => c.notFound());
+  // The hashed files (and a name that is not there: a 404, not the page) before the page's catch-all.
+  registerHashedAssets(app);
   app.get(`${APP_BASE}/*`, serveShell);
 }
