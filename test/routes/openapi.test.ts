@@ -1,4 +1,4 @@
-import { env, exports } from "cloudflare:workers";
+import { exports } from "cloudflare:workers";
 import { Validator } from "@cfworker/json-schema";
 import { describe, expect, it } from "vitest";
 import oas31 from "../../node_modules/@seriousme/openapi-schema-validator/schemas/v3.1/schema.json";
