@@ -27,11 +27,12 @@ const CROSS_WORKSPACE = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(
  * The other files share runtimes, `FILES_PER_RUNTIME` consecutive files (sorted by path, so a directory stays
  * together) to one. Starting a runtime and importing the Worker into it costs 4–13 s, paid once per runtime
  * instead of once per file; each test works in a workspace of its own, so files sharing storage do not see each
- * other. A runtime is not kept for the whole suite: it slows down as it serves more files. 8 against 16 on
- * test/routes and test/connect (2026-12-07): 226 s against 270 s — 16 saves setup (90 → 62 s) and loses more in the
- * tests' own time (102 → 181 s). docs/testing.md, third round.
+ * other. Tests reach the Worker through test/support/worker-fetch.ts, not the pool's loopback, whose requests cost
+ * more the more a runtime has served. What still goes through it (queue deliveries, a few files about the
+ * runtime's own request handling) slows a long-lived runtime a little: the whole vitest part on a quiet machine took
+ * 470 s at 8 files per runtime, 403 s at 16, 364 s at 32, and over 480 s at 64 (docs/testing.md, fourth round).
  */
-const FILES_PER_RUNTIME = Number(process.env.VITEST_FILES_PER_RUNTIME ?? 8);
+const FILES_PER_RUNTIME = Number(process.env.VITEST_FILES_PER_RUNTIME ?? 32);
 
 const all = testFiles("test");
 const sources = new Map(all.map((f) => [f, readFileSync(f, "utf8")]));
