@@ -8,6 +8,7 @@ import { requestContext } from "./middleware/request-context";
 import { registrars } from "./routes";
 import { registerAppShell } from "./routes/app/app-shell";
 import { serveApiDocs } from "./routes/docs/api-docs";
+import { registerHashedAssets } from "./routes/hashed-assets";
 import { documentBookmark } from "./routes/openapi";
 import { SESSION_COOKIE } from "./services/people/auth";
 import type { AppEnv } from "./types";
@@ -81,6 +82,8 @@ export function createApp() {
     ),
   );
   app.get("/api/docs", serveApiDocs);
+  // The hashed files of the API reference and the dashboard, before the dashboard's catch-all route.
+  registerHashedAssets(app);
   registerAppShell(app);
 
   app.notFound(notFoundHandler(() => app.routes));

@@ -12,9 +12,9 @@ import type { App, AppEnv } from "../types";
  * (security review 4, issue 35). The lookup passes the request's conditional headers, so a revalidation still gets
  * a 304.
  */
-export const HASHED_ASSET_PREFIXES = ["/app/assets/", "/api/docs/assets/"] as const;
+const HASHED_ASSET_PREFIXES = ["/app/assets/", "/api/docs/assets/"] as const;
 
-export const HASHED_ASSET_HEADERS: Record<string, string> = {
+const HASHED_ASSET_HEADERS: Record<string, string> = {
   "Cache-Control": "public, max-age=31536000, immutable",
   "X-Content-Type-Options": "nosniff",
   "Cross-Origin-Resource-Policy": "same-origin",
@@ -28,7 +28,11 @@ async function serveHashedAsset(c: Context<AppEnv>): Promise<Response> {
     return res;
   }
   await asset.body?.cancel();
-  return c.json({ message: "Not found." }, 404, { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" });
+  // The app's own 404 (src/middleware/errors.ts), which nobody may keep.
+  const missing = await c.notFound();
+  missing.headers.set("Cache-Control", "no-store");
+  missing.headers.set("X-Content-Type-Options", "nosniff");
+  return missing;
 }
 
 /** Only what a revalidation needs: no cookie or credential goes to the asset lookup. */

@@ -12,8 +12,9 @@ import worker from "../../src/index";
  *
  * The Worker sees what the runtime would give it: the request, the bindings, and an execution context whose
  * `waitUntil` lets the background work run on (as the runtime does after the answer) and logs a rejection instead
- * of failing whichever test happens to be running. Files about the runtime's own handling of a request (a body the
- * Worker leaves unread, a client that goes away) still go through `exports.default`.
+ * of failing whichever test happens to be running. A few files still go through `exports.default`: those about the
+ * runtime's own handling of a request (a body the Worker leaves unread, a client that goes away), and some media
+ * files that send one or two requests each (serve-media, fitted-media, alt-text, media-tools).
  */
 export function workerFetch(request: Request): Promise<Response> {
   return Promise.resolve(worker.fetch(request as Parameters<typeof worker.fetch>[0], env, executionContext()));

@@ -1,6 +1,5 @@
 import type { Context } from "hono";
 import type { App, AppEnv } from "../../types";
-import { registerHashedAssets } from "../hashed-assets";
 
 /**
  * The dashboard (issue 27) under `/app`: a Preact app built by `npm run build:web` (scripts/build-web.mjs) into
@@ -74,7 +73,6 @@ async function serveShell(c: Context<AppEnv>): Promise<Response> {
 export function registerAppShell(app: App) {
   app.get("/", (c) => c.redirect(APP_BASE, 302));
   app.get(APP_BASE, serveShell);
-  // The hashed files (and a name that is not there: a 404, not the page) before the page's catch-all.
-  registerHashedAssets(app);
+  // After src/routes/hashed-assets.ts (app.ts): a hashed file that is not there is a 404, not the page.
   app.get(`${APP_BASE}/*`, serveShell);
 }
