@@ -15,12 +15,14 @@ function testFiles(dir: string): string[] {
 /**
  * A file that runs work spanning every workspace — the Worker's cron (`scheduled()`, the `tick()` helpers), a
  * storage sweep, our OAuth app on a Mastodon instance (registered once per instance, kept in D1, while each file
- * brings a fake instance of its own) — gets a workerd runtime of its own: what other files left in the shared
- * storage would change what it sees. Such a file declares it on its first line, `// own runtime: <why>`; the
- * declaration, not a guess from the file's text, decides. `CROSS_WORKSPACE` only checks it: a file that calls one
- * of those helpers without the declaration stops the run before any test starts (see docs/testing.md).
+ * brings a fake instance of its own) — needs storage no other file wrote to: what they left would change what it
+ * sees. Such a file declares it on its first line, `// fresh storage: <why>`; the declaration, not a guess from the
+ * file's text, decides. These files share one runtime (project `workerd-fresh`), and test/support/fresh-storage.ts
+ * empties D1, R2 and KV before each of them: a runtime per file cost 4–13 s each. `CROSS_WORKSPACE` only checks the
+ * declaration: a file that calls one of those helpers without it stops the run before any test starts (see
+ * docs/testing.md).
  */
-const OWN_RUNTIME_DECLARATION = /^\/\/ own runtime: \S/;
+const FRESH_STORAGE_DECLARATION = /^\/\/ fresh storage: \S/;
 const CROSS_WORKSPACE = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(|\bfakeMastodonOAuth\(/;
 
 /**
@@ -34,17 +36,18 @@ const CROSS_WORKSPACE = /\.scheduled!?\(|\btick\(|\bcronTick\(|\bsweep[A-Z]\w*\(
  */
 const FILES_PER_RUNTIME = Number(process.env.VITEST_FILES_PER_RUNTIME ?? 32);
 
+const SETUP = "./test/support/setup.ts";
 const all = testFiles("test");
 const sources = new Map(all.map((f) => [f, readFileSync(f, "utf8")]));
-const ownRuntime = all.filter((f) => OWN_RUNTIME_DECLARATION.test(sources.get(f) ?? ""));
-const undeclared = all.filter((f) => !ownRuntime.includes(f) && CROSS_WORKSPACE.test(sources.get(f) ?? ""));
+const freshStorage = all.filter((f) => FRESH_STORAGE_DECLARATION.test(sources.get(f) ?? ""));
+const undeclared = all.filter((f) => !freshStorage.includes(f) && CROSS_WORKSPACE.test(sources.get(f) ?? ""));
 if (undeclared.length > 0) {
   throw new Error(
-    `These files run the cron, a sweep or fakeMastodonOAuth() but do not declare a runtime of their own; add a first line ` +
-      `"// own runtime: <why>" to each (docs/testing.md):\n  ${undeclared.join("\n  ")}`,
+    `These files run the cron, a sweep or fakeMastodonOAuth() but do not declare fresh storage; add a first line ` +
+      `"// fresh storage: <why>" to each (docs/testing.md):\n  ${undeclared.join("\n  ")}`,
   );
 }
-const shared = all.filter((f) => !ownRuntime.includes(f));
+const shared = all.filter((f) => !freshStorage.includes(f));
 const chunks: string[][] = [];
 for (let i = 0; i < shared.length; i += FILES_PER_RUNTIME) chunks.push(shared.slice(i, i + FILES_PER_RUNTIME));
 
@@ -116,15 +119,26 @@ export default defineConfig({
     projects: [
       ...chunks.map((include, i) => ({
         extends: true as const,
-        test: { name: `workerd-${i + 1}`, include, isolate: false, sequence: { groupOrder: i } },
+        test: {
+          name: `workerd-${i + 1}`,
+          include,
+          isolate: false,
+          setupFiles: [SETUP],
+          sequence: { groupOrder: i },
+        },
       })),
       {
         extends: true as const,
-        test: { name: "workerd-own", include: ownRuntime, isolate: true, sequence: { groupOrder: chunks.length } },
+        test: {
+          name: "workerd-fresh",
+          include: freshStorage,
+          isolate: false,
+          setupFiles: [SETUP, "./test/support/fresh-storage.setup.ts"],
+          sequence: { groupOrder: chunks.length },
+        },
       },
     ],
     maxWorkers: 1,
-    setupFiles: ["./test/support/setup.ts"],
     globalSetup: ["./test/support/build-web.global.ts"],
     testTimeout: 30_000,
     hookTimeout: 30_000,

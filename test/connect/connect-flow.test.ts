@@ -1,4 +1,4 @@
-// own runtime: our OAuth app is registered once per Mastodon instance and kept in D1; this file fakes its own.
+// fresh storage: our OAuth app is registered once per Mastodon instance and kept in D1; this file fakes its own.
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   createTestWorkspace,

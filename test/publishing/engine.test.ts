@@ -1,4 +1,4 @@
-// own runtime: runs the Worker's cron, which works on every workspace's rows at once.
+// fresh storage: runs the Worker's cron, which works on every workspace's rows at once.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { adapterFor } from "../../src/platforms";

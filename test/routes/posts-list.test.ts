@@ -1,4 +1,4 @@
-// own runtime: runs the Worker's cron, which works on every workspace's rows at once.
+// fresh storage: runs the Worker's cron, which works on every workspace's rows at once.
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { spyOnPrepare } from "../support/d1-spy";

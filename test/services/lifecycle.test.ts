@@ -1,4 +1,4 @@
-// own runtime: runs a storage sweep, which reads every workspace's objects and rows.
+// fresh storage: runs a storage sweep, which reads every workspace's objects and rows.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import {

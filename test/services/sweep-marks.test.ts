@@ -1,4 +1,4 @@
-// own runtime: the re-seal sweeps read (and rewrite) every sealed value of the database, under keys of this file.
+// fresh storage: the re-seal sweeps read (and rewrite) every sealed value of the database, under keys of this file.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config";

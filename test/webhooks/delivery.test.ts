@@ -1,4 +1,4 @@
-// own runtime: runs the webhook delivery sweep, which works on every workspace's deliveries at once.
+// fresh storage: runs the webhook delivery sweep, which works on every workspace's deliveries at once.
 import { env } from "cloudflare:workers";
 import { describe, expect, it, vi } from "vitest";
 import { dispatchWebhookEvents } from "../../src/services/webhooks/dispatch";
