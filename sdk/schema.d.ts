@@ -1456,6 +1456,8 @@ export interface components {
              * @example 2026-11-23 09:00:00
              */
             published_at: string | null;
+            /** @description Issue 37: the queue whose slot the post holds (added with `queue_id`, docs/queues.md); null when scheduled by hand or not scheduled. */
+            queue_id: string | null;
             platforms: components["schemas"]["PostPlatform"][];
             labels: components["schemas"]["Label"][];
             /**
@@ -1590,6 +1592,11 @@ export interface components {
              * @example 2026-12-01T09:00:00Z
              */
             scheduled_at?: string | null;
+            /**
+             * @description A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). Not with `scheduled_at`. Up to 64 characters.
+             * @example default
+             */
+            queue_id?: string;
             /** @description Labels of this workspace, at most 50. On PUT the list replaces the current one. */
             label_ids?: string[];
         };
@@ -1622,6 +1629,11 @@ export interface components {
              * @example 2026-12-01T09:00:00Z
              */
             scheduled_at?: string | null;
+            /**
+             * @description A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). Not with `scheduled_at`. Up to 64 characters.
+             * @example default
+             */
+            queue_id?: string;
             /** @description Media of this workspace by id, in order; at most 35 (the largest max_media_count of the catalog). On PUT the list replaces the current one. */
             media?: ({
                 /**

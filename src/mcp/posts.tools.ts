@@ -71,6 +71,9 @@ export const postTools = [
       scheduled_at: create.scheduled_at.describe(
         "ISO 8601 in the future (a bare date-time is read as UTC). Default: today 09:00 UTC.",
       ),
+      queue_id: create.queue_id.describe(
+        'A queue id or "default": the post is created scheduled in the queue\'s next free slot (not with scheduled_at).',
+      ),
       label_ids: create.label_ids.describe("Label ids of this workspace."),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -92,6 +95,9 @@ export const postTools = [
         "A signature of this workspace appended (after a blank line) to the post's content.",
       ),
       scheduled_at: update.scheduled_at.describe("New schedule time, ISO 8601; null unschedules."),
+      queue_id: update.queue_id.describe(
+        'With status scheduled: the next free slot of this queue (an id or "default") instead of scheduled_at.',
+      ),
       media: update.media.describe("Replaces the media list: [{id}] of this workspace's media."),
       label_ids: update.label_ids.describe("Replaces the labels."),
       platforms: update.platforms.describe("Row changes or new targets, as described above."),

@@ -8,7 +8,16 @@ import { presentLabel } from "./resources";
 /** Wire shape of a Post (api.md "Post", "PostPlatform", "Media"; decisions §6, §8). */
 
 /** The columns each part of a Post resource shows; the loader selects exactly these (src/services/posts/load-posts.ts). */
-export const POST_FIELDS = ["id", "content", "status", "scheduledAt", "publishedAt", "createdAt", "updatedAt"] as const;
+export const POST_FIELDS = [
+  "id",
+  "content",
+  "status",
+  "scheduledAt",
+  "publishedAt",
+  "queueId",
+  "createdAt",
+  "updatedAt",
+] as const;
 export const POST_PLATFORM_FIELDS = [
   "id",
   "platform",
@@ -172,6 +181,7 @@ export function presentPost(ctx: { config: Pick<Config, "MEDIA_URL">; origin: st
     status: post.status,
     scheduled_at: formatYmdHis(post.scheduledAt),
     published_at: formatYmdHis(post.publishedAt),
+    queue_id: post.queueId,
     platforms: input.platforms.map((p) => presentPostPlatform(p.row, p.account, ctx, p.itemMedia)),
     labels: input.labels.map(presentLabel),
     created_at: formatYmdHis(post.createdAt),

@@ -68,9 +68,10 @@ describe("MCP tool server: workspace tools", () => {
         // Issue 25: connect links can be listed and deleted.
         "list-connect-links-tool",
         "delete-connect-link-tool",
-        // Issue 37: queues (read side).
+        // Issue 37: queues, and adding a post to one.
         "list-queues-tool",
         "list-queue-slots-tool",
+        "add-to-queue-tool",
         // Issue 29: a media item's alt text.
         "update-media-tool",
       ].sort(),

@@ -226,6 +226,7 @@ describe("a post to the maximum number of accounts, over all twelve families", (
       status: "published",
       scheduled_at: expect.stringMatching(YMDHIS),
       published_at: expect.stringMatching(YMDHIS),
+      queue_id: null,
       platforms: accounts.map((a, i) => ({
         id: accountRows[i].id,
         platform: a.family,

@@ -275,4 +275,35 @@ describe("queue MCP tools (issue 37)", () => {
       items: rest.body,
     });
   });
+
+  it("add-to-queue-tool schedules a post in the next free slot, as PUT with queue_id does; create-post-tool queues too", async () => {
+    const ws = await createTestWorkspace();
+    const q = await ws.api(
+      "POST",
+      "/api/queues",
+      queueBody({ time_zone: "UTC", slots: [{ weekday: 2, time: "10:15" }] }),
+    );
+    const account = await ws.api("POST", "/api/social-accounts", {
+      platform: "x",
+      display_name: "X",
+      username: "x_user",
+      credentials: { access_token: "token" },
+    });
+    const platforms = [{ social_account_id: account.body.id, content_type: "x_post" }];
+    const draft = await ws.api("POST", "/api/posts", { content: "From an agent", platforms });
+    const free = (await ws.api("GET", `/api/queues/${q.body.id}/slots?count=2`)).body;
+    const client = await connectMcp(ws.key);
+    const added = await callTool(client, "add-to-queue-tool", { post_id: draft.body.id });
+    expect(added).toEqual({
+      ...draft.body,
+      status: "scheduled",
+      scheduled_at: free[0].at,
+      queue_id: q.body.id,
+      updated_at: expect.stringMatching(YMDHIS),
+    });
+    expect((await ws.api("GET", `/api/posts/${draft.body.id}`)).body).toEqual(added);
+    const created = await callTool(client, "create-post-tool", { content: "Second", platforms, queue_id: q.body.id });
+    expect(created).toMatchObject({ status: "scheduled", scheduled_at: free[1].at, queue_id: q.body.id });
+    await client.close();
+  });
 });

@@ -42,6 +42,7 @@ const fullPost = (o: {
   status: "draft",
   scheduled_at: expect.stringMatching(YMDHIS),
   published_at: null,
+  queue_id: null,
   platforms: o.accounts.map((a) => pendingPlatform(a)),
   labels: (o.labels ?? []).map(seededLabel),
   created_at: expect.stringMatching(YMDHIS),

@@ -26,7 +26,14 @@ export function fileClientIp(): string {
 export async function call<T = any>(
   method: string,
   path: string,
-  opts: { key?: string | null; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string> } = {},
+  opts: {
+    key?: string | null;
+    body?: unknown;
+    rawBody?: BodyInit;
+    headers?: Record<string, string>;
+    /** The Worker's bindings when not the suite's (see workerFetch). */
+    env?: Cloudflare.Env;
+  } = {},
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { "CF-Connecting-IP": fileClientIp(), ...opts.headers };
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
@@ -35,7 +42,7 @@ export async function call<T = any>(
     body = JSON.stringify(opts.body);
     headers["Content-Type"] ??= "application/json";
   }
-  const res = await workerFetch(new Request(`${BASE}${path}`, { method, headers, body }));
+  const res = await workerFetch(new Request(`${BASE}${path}`, { method, headers, body }), opts.env);
   const text = await res.text();
   let parsed: unknown = text;
   try {

@@ -35,6 +35,8 @@ export const posts = sqliteTable(
     status: text("status").$type<PostStatus>().notNull().default("draft"),
     scheduledAt: integer("scheduled_at"),
     publishedAt: integer("published_at"),
+    /** Issue 37: the queue whose slot this post holds (its queue_slots row); null when scheduled by hand. */
+    queueId: text("queue_id"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     /**

@@ -39,6 +39,13 @@ const contentField = boundedText().nullable().optional().openapi({
     "Post body shared by all platforms; at most 10000 characters (code points). Per-platform caps apply when scheduling and publishing.",
 });
 
+/** Issue 37: add to queue (docs/queues.md). */
+const queueIdField = z.string().min(1).max(64).optional().openapi({
+  description:
+    "A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). Not with `scheduled_at`. Up to 64 characters.",
+  example: "default",
+});
+
 const scheduledAtField = z.string().nullable().optional().openapi({
   description:
     "ISO 8601 with `Z` or an offset; a bare `Y-m-d H:i:s` or `Y-m-d` is read as UTC. Stored and returned in UTC.",
@@ -137,6 +144,7 @@ export const CreatePostRequest = z
     scheduled_at: scheduledAtField.openapi({
       description: "Must be in the future. Default: today 09:00 UTC (kept on the draft even if already past).",
     }),
+    queue_id: queueIdField,
     label_ids: labelIds,
   })
   .openapi("CreatePostRequest");
@@ -153,6 +161,7 @@ export const UpdatePostRequest = z
         "A signature of this workspace appended (after a blank line) to the post's content — to `content` when sent, else to the stored content.",
     }),
     scheduled_at: scheduledAtField,
+    queue_id: queueIdField,
     media: mediaRefs,
     label_ids: labelIds,
     platforms: z
@@ -310,6 +319,10 @@ export const PostSchema = z
     status: z.enum(POST_STATUSES),
     scheduled_at: ymdHis.nullable(),
     published_at: ymdHis.nullable(),
+    queue_id: z.string().nullable().openapi({
+      description:
+        "Issue 37: the queue whose slot the post holds (added with `queue_id`, docs/queues.md); null when scheduled by hand or not scheduled.",
+    }),
     platforms: z.array(PostPlatformSchema),
     labels: z.array(LabelSchema),
     created_at: ymdHis,

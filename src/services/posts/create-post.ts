@@ -1,13 +1,25 @@
+import { and, eq, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
 import { constraintFailure } from "../../db/errors";
 import { insertJsonRows } from "../../db/json-params";
-import { type idempotencyRecords, postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
-import { ErrorBag, type FieldErrors } from "../../lib/errors";
+import { idempotencyRecords, postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
+import { ErrorBag, type FieldErrors, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { log } from "../../lib/logger";
-import { todayAtNineUtc } from "../../lib/time";
+import { formatYmdHis, todayAtNineUtc } from "../../lib/time";
 import { type PostResource, presentPost } from "../../presenters/post";
+import {
+  QUEUE_FULL,
+  QUEUE_HAS_NO_SLOTS,
+  QUEUE_ID_INVALID,
+  QUEUE_ID_WITH_SCHEDULED_AT,
+  type QueueChoice,
+  queueChoiceRead,
+  slotCandidates,
+  takeSlotStatements,
+} from "../queues/take-slot";
+import { postEvent } from "../webhooks/outbox";
 import {
   afterLostRace,
   type IdempotencyClaim,
@@ -34,6 +46,7 @@ import {
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
 import { applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
+import { checkSchedule, type ScheduleRuleRow, textLimitsOf } from "./schedule-rules";
 
 export interface CreatePostInput {
   platforms: ({ social_account_id: string; content_type: string } & RowTextsInput)[];
@@ -41,6 +54,8 @@ export interface CreatePostInput {
   media?: { id: string }[];
   /** ISO 8601 (or bare `Y-m-d H:i:s`, read as UTC); null for an unscheduled draft. */
   scheduled_at?: string | null;
+  /** Issue 37: created and queued in one call — the post takes this queue's next free slot, status `scheduled`. */
+  queue_id?: string;
   label_ids?: string[];
 }
 
@@ -51,8 +66,10 @@ export interface CreatePostInput {
  */
 export interface CreatePostDraft {
   platforms?: (({ social_account_id: string; content_type: string } & RowTextsInput) | undefined)[];
+  content?: string | null;
   media?: ({ id: string } | undefined)[];
   scheduled_at?: string | null;
+  queue_id?: string;
   label_ids?: (string | undefined)[];
 }
 
@@ -65,6 +82,8 @@ interface CreatePlan {
   mediaRows: MediaRow[];
   /** Every row the checks read: the answer is built from them and from what is written, with no read-back. */
   refs: References;
+  /** Issue 37: the queue the post is added to and the slot times it may take, earliest first. */
+  queued: { queueId: string; candidates: number[] } | null;
 }
 
 /**
@@ -91,7 +110,11 @@ export async function checkCreatePost(
     targets.map((p) => p?.social_account_id),
     ".social_account_id",
   );
-  const refs = await read(referenceIdsOf(input));
+  // The queue (issue 37) is read beside the references, not after them.
+  const [refs, queue] = await Promise.all([
+    read(referenceIdsOf(input)),
+    input.queue_id === undefined ? undefined : queueChoiceRead(ctx, input.queue_id).then((rows) => rows[0] ?? null),
+  ]);
   const accounts = targets.map((p, i) => (p ? checkTarget(bag, refs, `platforms.${i}`, p) : null));
   const texts = targets.map((p, i) => {
     const columns: RowTextColumns = { content: null, thread: null, firstComment: null };
@@ -101,7 +124,55 @@ export async function checkCreatePost(
   });
   const labelRows = checkLabels(bag, refs, labelIds);
   const mediaRows = checkMedia(bag, refs, mediaItems);
-  return { scheduledAt, accounts, texts, labelRows, mediaRows, refs };
+  const queued = queue === undefined ? null : checkQueued(bag, input, queue, { accounts, texts, mediaRows, refs, now });
+  return { scheduledAt, accounts, texts, labelRows, mediaRows, refs, queued };
+}
+
+/**
+ * Issue 37: `queue_id` without `scheduled_at`, naming a queue of this workspace that has posting times; and since
+ * the post is created `scheduled`, every rule of scheduling on it as it will be (decisions §6), in the same round.
+ */
+function checkQueued(
+  bag: ErrorBag,
+  input: CreatePostDraft,
+  queue: QueueChoice | null,
+  plan: Pick<CreatePlan, "accounts" | "texts" | "mediaRows" | "refs"> & { now: number },
+): CreatePlan["queued"] {
+  if (input.scheduled_at !== undefined) {
+    bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
+    return null;
+  }
+  if (!queue) {
+    bag.add("queue_id", QUEUE_ID_INVALID);
+    return null;
+  }
+  const candidates = slotCandidates(queue, plan.now);
+  if (candidates.length === 0) bag.add("queue_id", QUEUE_HAS_NO_SLOTS);
+  const rows: ScheduleRuleRow[] = plan.accounts.flatMap((account, i) =>
+    account
+      ? [
+          {
+            id: String(i),
+            platform: account.platform,
+            contentType: (input.platforms ?? [])[i]!.content_type,
+            socialAccountId: account.id,
+            ...plan.texts[i]!,
+          },
+        ]
+      : [],
+  );
+  checkSchedule(bag, {
+    requireFuture: false,
+    scheduledAt: candidates[0] ?? plan.now,
+    now: plan.now,
+    content: input.content ?? "",
+    media: plan.mediaRows,
+    rows,
+    indexOf: new Map(rows.map((r) => [r.id, Number(r.id)])),
+    threadMedia: plan.refs.media,
+    limits: textLimitsOf(plan.refs, rows),
+  });
+  return candidates.length > 0 ? { queueId: queue.queue.id, candidates } : null;
 }
 
 /** The accounts, labels and media (the post's and its thread items') a create request names. */
@@ -166,6 +237,8 @@ async function createFromRemembered(
   input: CreatePostInput,
   claim: IdempotencyClaim | undefined,
 ): Promise<StoredResponse | null> {
+  // A queued create reads its queue's held slots: always the careful path.
+  if (input.queue_id !== undefined) return null;
   const refs = recallReferences(ctx.workspaceId, referenceIdsOf(input), ctx.now());
   if (!refs) return null;
   const bag = new ErrorBag();
@@ -231,13 +304,16 @@ async function writeCreate(
   const scheduledAt = input.scheduled_at === undefined ? todayAtNineUtc(now) : plan.scheduledAt;
 
   const postId = newId();
+  const { queued } = plan;
   const post = {
     id: postId,
     workspaceId: ctx.workspaceId,
     content: input.content ?? "",
-    status: "draft" as const,
-    scheduledAt: scheduledAt ?? null,
+    status: queued ? ("scheduled" as const) : ("draft" as const),
+    // A queued post's time is the slot it takes in the batch below; the first candidate until then.
+    scheduledAt: queued ? queued.candidates[0]! : (scheduledAt ?? null),
     publishedAt: null,
+    queueId: queued?.queueId ?? null,
     createdAt: now,
     updatedAt: now,
   };
@@ -273,32 +349,67 @@ async function writeCreate(
     // As the loader orders them: `ORDER BY l.name, l.created_at` (SQLite's BINARY collation: code point order).
     labels: [...labelRows].sort((a, b) => compareCodePoints(a.name, b.name) || a.createdAt - b.createdAt),
   });
-  await (ctx.groupedDb?.() ?? ctx.db).batch([
-    ...(claim ? recordStatements(ctx, claim, taken, 201, body) : []),
-    guard
-      ? insertJsonRows(ctx.db, posts, [post], { onlyIf: { ...guard, notNullColumn: "workspaceId" } })
-      : ctx.db.insert(posts).values(post),
-    insertJsonRows(ctx.db, postPlatforms, platformRows),
-    ...(mediaRows.length
-      ? [
-          insertJsonRows(
-            ctx.db,
-            postMedia,
-            mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
-          ),
-        ]
-      : []),
-    ...(labelRows.length
-      ? [
-          insertJsonRows(
-            ctx.db,
-            postLabels,
-            labelRows.map((l) => ({ postId, labelId: l.id })),
-          ),
-        ]
-      : []),
-  ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
+  const record = claim ? recordStatements(ctx, claim, taken, 201, body) : [];
+  const slot = queued ? takeSlotStatements(ctx, { ...queued, postId }) : null;
+  // Issue 37: the slot and its time are known only inside the batch, so the stored response takes the time from
+  // the slot row (a replay answers as this request does), and post.scheduled is recorded after it.
+  const queuedWrites = slot
+    ? [
+        ...slot.statements,
+        postEvent(ctx, "post.scheduled", postId),
+        ...(claim ? [recordedTimeFromSlot(ctx, claim.key, postId)] : []),
+      ]
+    : [];
+  // A queued create is not merged into a group commit: its slot guard may fail the batch on purpose.
+  const db = queued ? ctx.db : (ctx.groupedDb?.() ?? ctx.db);
+  const results = await db
+    .batch([
+      ...record,
+      guard
+        ? insertJsonRows(ctx.db, posts, [post], { onlyIf: { ...guard, notNullColumn: "workspaceId" } })
+        : ctx.db.insert(posts).values(post),
+      insertJsonRows(ctx.db, postPlatforms, platformRows),
+      ...(mediaRows.length
+        ? [
+            insertJsonRows(
+              ctx.db,
+              postMedia,
+              mediaRows.map((m, i) => ({ postId, mediaId: m.id, position: i })),
+            ),
+          ]
+        : []),
+      ...(labelRows.length
+        ? [
+            insertJsonRows(
+              ctx.db,
+              postLabels,
+              labelRows.map((l) => ({ postId, labelId: l.id })),
+            ),
+          ]
+        : []),
+      ...queuedWrites,
+    ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])
+    .catch((err: unknown) => {
+      // The slot guard failed the batch (nothing was written): every candidate was taken meanwhile.
+      if (slot && /malformed JSON/i.test(String(err))) throw validationError({ queue_id: [QUEUE_FULL] });
+      throw err;
+    });
+  if (slot) {
+    const [takenSlot] = results[results.length - queuedWrites.length + slot.takenIndex] as { at: number }[];
+    body.scheduled_at = formatYmdHis(takenSlot!.at);
+  }
   return { status: 201, body, replayed: false };
+}
+
+/** The stored response's `scheduled_at`, from the slot the post took in the same batch (Y-m-d H:i:s UTC). */
+function recordedTimeFromSlot(ctx: WorkspaceContext, key: string, postId: string) {
+  return ctx.db
+    .update(idempotencyRecords)
+    .set({
+      responseBody: sql`json_set(${idempotencyRecords.responseBody}, '$.scheduled_at',
+        (SELECT strftime('%Y-%m-%d %H:%M:%S', at / 1000, 'unixepoch') FROM queue_slots WHERE post_id = ${postId}))`,
+    })
+    .where(and(eq(idempotencyRecords.workspaceId, ctx.workspaceId), eq(idempotencyRecords.key, key)));
 }
 
 /** Code point order, as SQLite's BINARY collation compares UTF-8 text (JS `<` compares UTF-16 code units). */

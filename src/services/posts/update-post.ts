@@ -1,9 +1,7 @@
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { checkRowTexts } from "../../catalog/follow-ups";
 import type { RuleMedia } from "../../catalog/media-rules";
 import { checkMetaPatch } from "../../catalog/meta-fields";
-import { type AccountTextLimits, accountTextLimits } from "../../catalog/rules";
 import type { WorkspaceContext } from "../../context";
 import { eqFilterOnly, inJsonArray, insertJsonRows, updateJsonRows } from "../../db/json-params";
 import {
@@ -25,6 +23,18 @@ import { errorFields, log } from "../../lib/logger";
 import { type PostResource, presentPost } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
 import { deleteReleasedObjects, releaseOrphansStatement, stillUsedPathsStatement } from "../media/release-media";
+import {
+  freeSlotStatement,
+  QUEUE_FULL,
+  QUEUE_HAS_NO_SLOTS,
+  QUEUE_ID_INVALID,
+  QUEUE_ID_NEEDS_SCHEDULED,
+  QUEUE_ID_WITH_SCHEDULED_AT,
+  type QueueChoice,
+  queueChoiceRead,
+  slotCandidates,
+  takeSlotStatements,
+} from "../queues/take-slot";
 import { postEvent } from "../webhooks/outbox";
 import { compareCodePoints } from "./create-post";
 import {
@@ -39,16 +49,9 @@ import {
   type MediaRow,
   parseScheduledAt,
   type References,
-  SCHEDULED_AT_AFTER_NOW,
 } from "./references";
-import {
-  appendSignature,
-  applyRowTexts,
-  type RowTextColumns,
-  type RowTextsInput,
-  threadForRules,
-  threadMediaIds,
-} from "./row-texts";
+import { appendSignature, applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
+import { checkSchedule, NO_ENABLED_PLATFORM, textLimitsOf } from "./schedule-rules";
 
 export interface UpdatePostPlatformInput extends RowTextsInput {
   /** Addresses an existing row of this post. */
@@ -69,6 +72,8 @@ export interface UpdatePostInput {
   /** Issue 20: a signature appended to the post's content. */
   signature_id?: string;
   scheduled_at?: string | null;
+  /** Issue 37: with `status: "scheduled"`, the post takes this queue's next free slot (`"default"`: the default). */
+  queue_id?: string;
   media?: { id: string }[];
   label_ids?: string[];
   platforms?: UpdatePostPlatformInput[];
@@ -84,6 +89,7 @@ export interface UpdatePostDraft {
   content?: string | null;
   signature_id?: string;
   scheduled_at?: string | null;
+  queue_id?: string;
   media?: ({ id: string } | undefined)[];
   label_ids?: (string | undefined)[];
   platforms?: (UpdatePostPlatformInput | undefined)[];
@@ -92,7 +98,6 @@ export interface UpdatePostDraft {
 export const PUBLISHED_MESSAGE = "Cannot edit a published post.";
 export const PUBLISHING_MESSAGE = "The post is being published and cannot be changed.";
 export const CHANGED_MESSAGE = "The post was changed by another request. Reload it and try again.";
-export const NO_ENABLED_PLATFORM = "At least one platform must be enabled.";
 export const tooManyTargetsMessage = (count: number) =>
   `A post can target at most ${POST_TARGETS_MAX} accounts (${count} after this update).`;
 
@@ -126,6 +131,8 @@ export interface PostState {
   labels: LabelRow[];
   refs: References;
   signatures: Map<string, string>;
+  /** Issue 37: the queue `queue_id` names, with its held count; null when it names none of this workspace's. */
+  queue: QueueChoice | null;
 }
 
 /**
@@ -154,7 +161,7 @@ export async function loadUpdateState(
     .select({ id: signatures.id, content: signatures.content })
     .from(signatures)
     .where(and(inJsonArray(signatures.id, signatureIds), eqFilterOnly(signatures.workspaceId, ws)));
-  const [post, rows, accounts, labelRows, mediaRows, signatureRows] = await ctx.db.batch([
+  const [post, rows, accounts, labelRows, mediaRows, ...optional] = await ctx.db.batch([
     ctx.db
       .select()
       .from(posts)
@@ -193,7 +200,12 @@ export async function loadUpdateState(
         ),
       ),
     ...(signatureIds.length ? [signatureRead] : []),
+    ...(input.queue_id !== undefined ? [queueChoiceRead(ctx, input.queue_id)] : []),
   ]);
+  const signatureRows = (signatureIds.length ? optional.shift() : undefined) as
+    | { id: string; content: string }[]
+    | undefined;
+  const queueRows = (input.queue_id !== undefined ? optional.shift() : undefined) as QueueChoice[] | undefined;
   const postRow = post[0];
   if (!postRow) throw notFound();
   guardEditable(postRow.status);
@@ -210,7 +222,8 @@ export async function loadUpdateState(
       labels: new Map(labelRows.map((l) => [l.label.id, l.label])),
       media: new Map(mediaRows.map((m) => [m.media.id, m.media])),
     },
-    signatures: new Map(((signatureRows ?? []) as { id: string; content: string }[]).map((r) => [r.id, r.content])),
+    signatures: new Map((signatureRows ?? []).map((r) => [r.id, r.content])),
+    queue: queueRows?.[0] ?? null,
   };
 }
 
@@ -222,6 +235,10 @@ export interface UpdatePlan {
   planned: Map<string, PlannedRow>;
   labelRows: LabelRow[] | null;
   mediaRows: MediaRow[] | null;
+  /** Issue 37: the queue the post is added to and the slot times it may take, earliest first. */
+  queued: { queueId: string; candidates: number[] } | null;
+  /** Issue 37: the post leaves its queue slot (back to draft, published now, or given a time by hand). */
+  freesSlot: boolean;
 }
 
 /**
@@ -250,7 +267,12 @@ export function checkUpdatePost(
 
   // scalar fields
   const scheduledAt = parseScheduledAt(bag, input.scheduled_at);
-  const nextScheduledAt = input.scheduled_at === undefined ? postRow.scheduledAt : (scheduledAt ?? null);
+  const queued = checkQueue(bag, state, input, now);
+  const nextScheduledAt = queued
+    ? queued.candidates[0]!
+    : input.scheduled_at === undefined
+      ? postRow.scheduledAt
+      : (scheduledAt ?? null);
   let nextContent = input.content === undefined ? postRow.content : input.content;
   if (input.signature_id !== undefined && !malformed.has("content")) {
     nextContent = appendSignature(bag, "content", "signature_id", signatureTexts, input.signature_id, nextContent);
@@ -374,9 +396,11 @@ export function checkUpdatePost(
     input.media !== undefined ||
     input.platforms !== undefined;
   if (target === "scheduled" || (nextStatus === "scheduled" && (contentChanged || input.scheduled_at !== undefined))) {
+    // Added to a queue, the time is the slot's (after now by construction); a refused queue_id is its own error.
+    const viaQueue = input.queue_id !== undefined || malformed.has("queue_id");
     checkSchedule(bag, {
-      requireFuture: target === "scheduled" || input.scheduled_at !== undefined,
-      scheduledAt: nextScheduledAt,
+      requireFuture: !viaQueue && (target === "scheduled" || input.scheduled_at !== undefined),
+      scheduledAt: viaQueue ? (queued?.candidates[0] ?? now) : nextScheduledAt,
       now,
       content: nextContent,
       media: nextMedia,
@@ -389,7 +413,28 @@ export function checkUpdatePost(
     });
   }
   if (target === "publishing" && enabledRows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
-  return { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows };
+  const freesSlot =
+    !queued &&
+    postRow.queueId !== null &&
+    (target === "draft" || target === "publishing" || input.scheduled_at !== undefined);
+  return { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows, queued, freesSlot };
+}
+
+/**
+ * Issue 37: `queue_id` goes with `status: "scheduled"` and without `scheduled_at`, and names a queue of this
+ * workspace that has posting times; the slot times the post may take, or null (errors in `bag`).
+ */
+function checkQueue(bag: ErrorBag, state: PostState, input: UpdatePostDraft, now: number): UpdatePlan["queued"] {
+  if (input.queue_id === undefined) return null;
+  if (input.status !== "scheduled") bag.add("queue_id", QUEUE_ID_NEEDS_SCHEDULED);
+  else if (input.scheduled_at !== undefined) bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
+  else if (!state.queue) bag.add("queue_id", QUEUE_ID_INVALID);
+  else {
+    const candidates = slotCandidates(state.queue, now);
+    if (candidates.length > 0) return { queueId: state.queue.queue.id, candidates };
+    bag.add("queue_id", QUEUE_HAS_NO_SLOTS);
+  }
+  return null;
 }
 
 /**
@@ -425,12 +470,8 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   const state = await loadUpdateState(ctx, postId, input);
   const { post: postRow, attached } = state;
   const bag = new ErrorBag();
-  const { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows } = checkUpdatePost(
-    ctx,
-    state,
-    input,
-    bag,
-  );
+  const { target, nextStatus, nextContent, nextScheduledAt, planned, labelRows, mediaRows, queued, freesSlot } =
+    checkUpdatePost(ctx, state, input, bag);
   bag.throwIfAny();
 
   // 1. child writes, planned before anything is written
@@ -516,8 +557,12 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     status: nextStatus,
     ...(input.content !== undefined || input.signature_id !== undefined ? { content: nextContent } : {}),
     ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
+    ...(freesSlot ? { queueId: null } : {}),
     updatedAt: now,
   };
+  // Issue 37: the slot statements follow the claim, so they run only on the post as read.
+  const slot = queued ? takeSlotStatements(ctx, { ...queued, postId }) : null;
+  const slotWrites = slot ? slot.statements : freesSlot ? [freeSlotStatement(ctx, postId)] : [];
   const claim = ctx.db
     .update(posts)
     .set(postFields)
@@ -535,18 +580,25 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   let released: { path: string }[] = [];
   let stillUsed: { path: string }[] = [];
   try {
-    const results = await ctx.db.batch([claim, claimHeld, ...writes, ...event, ...release] as [
+    const results = await ctx.db.batch([claim, claimHeld, ...slotWrites, ...writes, ...event, ...release] as [
       BatchItem<"sqlite">,
       ...BatchItem<"sqlite">[],
     ]);
     if (release.length) [released, stillUsed] = results.slice(-2) as [{ path: string }[], { path: string }[]];
+    if (slot && queued) {
+      const [taken] = results[2 + slot.takenIndex] as { at: number }[];
+      Object.assign(postFields, { scheduledAt: taken!.at, queueId: queued.queueId });
+    }
   } catch (err) {
     const again = await ctx.db
       .select({ status: posts.status, revision: posts.revision })
       .from(posts)
       .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId)))
       .get();
-    if (again && allowedFrom.includes(again.status) && again.revision === postRow.revision) throw err;
+    const unchanged = again && allowedFrom.includes(again.status) && again.revision === postRow.revision;
+    // The post is as read, so what failed is the slot guard: every candidate was taken meanwhile.
+    if (unchanged && slot && /malformed JSON/i.test(String(err))) throw validationError({ queue_id: [QUEUE_FULL] });
+    if (unchanged) throw err;
     if (again) guardEditable(again.status);
     throw conflict(CHANGED_MESSAGE);
   }
@@ -597,16 +649,6 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
   });
 }
 
-/** Mastodon rows' limits from their instance, as stored on the account (docs/text-counting.md). */
-function textLimitsOf(refs: References, rows: readonly PlatformRow[]): Map<string, AccountTextLimits> {
-  const out = new Map<string, AccountTextLimits>();
-  for (const row of rows) {
-    const limits = accountTextLimits(row.platform, refs.accounts.get(row.socialAccountId)?.meta);
-    if (limits) out.set(row.socialAccountId, limits);
-  }
-  return out;
-}
-
 /** A row's merged `meta` must stay small (bounds.ts): it is stored per row and sent with every publish. */
 function checkMetaSize(bag: ErrorBag, prefix: string, meta: Record<string, unknown>): Record<string, unknown> {
   const bytes = new TextEncoder().encode(JSON.stringify(meta)).length;
@@ -631,49 +673,6 @@ function mergeMeta(base: Record<string, unknown>, patch: Record<string, unknown>
     else out[k] = v;
   }
   return out;
-}
-
-/** decisions §6 `status=scheduled`: future time, an enabled row, and every enabled row's length and media rules. */
-function checkSchedule(
-  bag: ErrorBag,
-  s: {
-    requireFuture: boolean;
-    scheduledAt: number | null;
-    now: number;
-    content: string | null;
-    media: RuleMedia[];
-    rows: PlatformRow[];
-    /** Each row's index in the post's `platforms` (names its own texts' errors: `platforms.2.thread.1.content`). */
-    indexOf: ReadonlyMap<string, number>;
-    /** Rule columns of the media the rows' thread items name. */
-    threadMedia: ReadonlyMap<string, RuleMedia>;
-    /** Fields that failed the shape check: their rules are not run against the old values. */
-    skip?: ReadonlySet<string>;
-    limits: Map<string, AccountTextLimits>;
-  },
-): void {
-  if (s.scheduledAt === null) bag.add("scheduled_at", "The scheduled at field is required when status is scheduled.");
-  else if (s.requireFuture && s.scheduledAt <= s.now) bag.add("scheduled_at", SCHEDULED_AT_AFTER_NOW);
-  if (s.rows.length === 0) bag.add("platforms", NO_ENABLED_PLATFORM);
-  for (const row of s.rows) {
-    for (const problem of checkRowTexts({
-      platform: row.platform,
-      contentType: row.contentType,
-      postContent: s.content,
-      postMedia: s.media,
-      content: row.content,
-      thread: threadForRules(row.thread, s.threadMedia),
-      firstComment: row.firstComment,
-      limits: s.limits.get(row.socialAccountId),
-    })) {
-      // The post's content and media are shared: their problems keep the post's fields (`content`, `media`); a
-      // row's own texts name the row and item.
-      const field = problem.shared ? problem.field : `platforms.${s.indexOf.get(row.id)}.${problem.field}`;
-      if (s.skip?.has(problem.shared ? problem.field : "platforms")) continue;
-      // One message per platform even when two rows share a platform and a content type.
-      if (!bag.errors[field]?.includes(problem.message)) bag.add(field, problem.message);
-    }
-  }
 }
 
 /** Issue 20: the meta keys a request sets that the network reads (src/catalog/meta-fields.ts) must fit it. */

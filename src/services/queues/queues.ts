@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
-import { type QueueSlot, queueSlots, queues, socialAccounts } from "../../db/schema";
+import { posts, type QueueSlot, queueSlots, queues, socialAccounts } from "../../db/schema";
 import { ErrorBag, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { formatYmdHis } from "../../lib/time";
@@ -209,11 +209,16 @@ export async function updateQueue(ctx: WorkspaceContext, id: string, input: Queu
   return presentQueue(next);
 }
 
-/** Deletes a queue (its held slots go with it); when it was the default, the oldest remaining queue becomes it. */
+/** Deletes a queue (its held slots go with it; its posts keep their times, with no queue); when it was the default, the oldest remaining queue becomes it. */
 export async function deleteQueue(ctx: WorkspaceContext, id: string): Promise<void> {
   const current = await findQueue(ctx, id);
   const ws = ctx.workspaceId;
   await ctx.db.batch([
+    // Its posts stay scheduled at their times, as if scheduled by hand (docs/queues.md).
+    ctx.db
+      .update(posts)
+      .set({ queueId: null })
+      .where(and(eq(posts.workspaceId, ws), eq(posts.queueId, current.id))),
     ctx.db.delete(queues).where(and(eq(queues.id, current.id), eq(queues.workspaceId, ws))),
     ctx.db
       .update(queues)
