@@ -4,19 +4,16 @@ import type { WorkspaceContext } from "../../context";
 import { constraintFailure } from "../../db/errors";
 import { insertJsonRows } from "../../db/json-params";
 import { idempotencyRecords, postLabels, postMedia, postPlatforms, posts } from "../../db/schema";
-import { ErrorBag, type FieldErrors, validationError } from "../../lib/errors";
+import { ErrorBag, type FieldErrors } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { log } from "../../lib/logger";
 import { formatYmdHis, todayAtNineUtc } from "../../lib/time";
 import { type PostResource, presentPost } from "../../presenters/post";
 import {
-  QUEUE_FULL,
-  QUEUE_HAS_NO_SLOTS,
-  QUEUE_ID_INVALID,
-  QUEUE_ID_WITH_SCHEDULED_AT,
+  checkQueueChoice,
   type QueueChoice,
   queueChoiceRead,
-  slotCandidates,
+  slotGuardFailure,
   takeSlotStatements,
 } from "../queues/take-slot";
 import { postEvent } from "../webhooks/outbox";
@@ -138,16 +135,9 @@ function checkQueued(
   queue: QueueChoice | null,
   plan: Pick<CreatePlan, "accounts" | "texts" | "mediaRows" | "refs"> & { now: number },
 ): CreatePlan["queued"] {
-  if (input.scheduled_at !== undefined) {
-    bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
-    return null;
-  }
-  if (!queue) {
-    bag.add("queue_id", QUEUE_ID_INVALID);
-    return null;
-  }
-  const candidates = slotCandidates(queue, plan.now);
-  if (candidates.length === 0) bag.add("queue_id", QUEUE_HAS_NO_SLOTS);
+  const scheduledAtSent = input.scheduled_at !== undefined;
+  const queued = checkQueueChoice(bag, queue, { scheduledAtSent, now: plan.now });
+  if (scheduledAtSent || !queue) return queued;
   const rows: ScheduleRuleRow[] = plan.accounts.flatMap((account, i) =>
     account
       ? [
@@ -163,7 +153,7 @@ function checkQueued(
   );
   checkSchedule(bag, {
     requireFuture: false,
-    scheduledAt: candidates[0] ?? plan.now,
+    scheduledAt: queued?.candidates[0] ?? plan.now,
     now: plan.now,
     content: input.content ?? "",
     media: plan.mediaRows,
@@ -172,7 +162,7 @@ function checkQueued(
     threadMedia: plan.refs.media,
     limits: textLimitsOf(plan.refs, rows),
   });
-  return candidates.length > 0 ? { queueId: queue.queue.id, candidates } : null;
+  return queued;
 }
 
 /** The accounts, labels and media (the post's and its thread items') a create request names. */
@@ -390,9 +380,8 @@ async function writeCreate(
       ...queuedWrites,
     ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])
     .catch((err: unknown) => {
-      // The slot guard failed the batch (nothing was written): every candidate was taken meanwhile.
-      if (slot && /malformed JSON/i.test(String(err))) throw validationError({ queue_id: [QUEUE_FULL] });
-      throw err;
+      // The slot guard may have failed the batch (nothing was written): every candidate was taken meanwhile.
+      throw slot ? slotGuardFailure(err) : err;
     });
   if (slot) {
     const [takenSlot] = results[results.length - queuedWrites.length + slot.takenIndex] as { at: number }[];

@@ -24,15 +24,12 @@ import { type PostResource, presentPost } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
 import { deleteReleasedObjects, releaseOrphansStatement, stillUsedPathsStatement } from "../media/release-media";
 import {
+  checkQueueChoice,
   freeSlotStatement,
-  QUEUE_FULL,
-  QUEUE_HAS_NO_SLOTS,
-  QUEUE_ID_INVALID,
   QUEUE_ID_NEEDS_SCHEDULED,
-  QUEUE_ID_WITH_SCHEDULED_AT,
   type QueueChoice,
   queueChoiceRead,
-  slotCandidates,
+  slotGuardFailure,
   takeSlotStatements,
 } from "../queues/take-slot";
 import { postEvent } from "../webhooks/outbox";
@@ -426,14 +423,9 @@ export function checkUpdatePost(
  */
 function checkQueue(bag: ErrorBag, state: PostState, input: UpdatePostDraft, now: number): UpdatePlan["queued"] {
   if (input.queue_id === undefined) return null;
-  if (input.status !== "scheduled") bag.add("queue_id", QUEUE_ID_NEEDS_SCHEDULED);
-  else if (input.scheduled_at !== undefined) bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
-  else if (!state.queue) bag.add("queue_id", QUEUE_ID_INVALID);
-  else {
-    const candidates = slotCandidates(state.queue, now);
-    if (candidates.length > 0) return { queueId: state.queue.queue.id, candidates };
-    bag.add("queue_id", QUEUE_HAS_NO_SLOTS);
-  }
+  if (input.status === "scheduled")
+    return checkQueueChoice(bag, state.queue, { scheduledAtSent: input.scheduled_at !== undefined, now });
+  bag.add("queue_id", QUEUE_ID_NEEDS_SCHEDULED);
   return null;
 }
 
@@ -597,8 +589,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       .get();
     const unchanged = again && allowedFrom.includes(again.status) && again.revision === postRow.revision;
     // The post is as read, so what failed is the slot guard: every candidate was taken meanwhile.
-    if (unchanged && slot && /malformed JSON/i.test(String(err))) throw validationError({ queue_id: [QUEUE_FULL] });
-    if (unchanged) throw err;
+    if (unchanged) throw slot ? slotGuardFailure(err) : err;
     if (again) guardEditable(again.status);
     throw conflict(CHANGED_MESSAGE);
   }

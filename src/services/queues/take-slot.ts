@@ -9,6 +9,7 @@ import { and, eq, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
 import { posts, queueSlots, queues } from "../../db/schema";
+import { type ErrorBag, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { upcomingSlotTimes } from "./slot-times";
 
@@ -44,6 +45,31 @@ export function queueChoiceRead(ctx: WorkspaceContext, idOrDefault: string) {
         idOrDefault === "default" ? eq(queues.isDefault, true) : eq(queues.id, idOrDefault),
       ),
     );
+}
+
+/**
+ * The checks `queue_id` has on create and update alike: not with `scheduled_at`, a queue of this workspace
+ * (`choice` as `queueChoiceRead` found it), one that has posting times. The queue and the slot times the post may
+ * take, earliest first; or null with the error in `bag`.
+ */
+export function checkQueueChoice(
+  bag: ErrorBag,
+  choice: QueueChoice | null,
+  opts: { scheduledAtSent: boolean; now: number },
+): { queueId: string; candidates: number[] } | null {
+  if (opts.scheduledAtSent) bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
+  else if (!choice) bag.add("queue_id", QUEUE_ID_INVALID);
+  else {
+    const candidates = slotCandidates(choice, opts.now);
+    if (candidates.length > 0) return { queueId: choice.queue.id, candidates };
+    bag.add("queue_id", QUEUE_HAS_NO_SLOTS);
+  }
+  return null;
+}
+
+/** A write batch that failed on the slot guard of `takeSlotStatements` (every candidate taken): 422, else rethrown. */
+export function slotGuardFailure(err: unknown): unknown {
+  return /malformed JSON/i.test(String(err)) ? validationError({ queue_id: [QUEUE_FULL] }) : err;
 }
 
 /** The slot times a post added now may take, earliest first (empty when the queue has no slots). */
