@@ -65,7 +65,7 @@ export default defineConfig({
         bindings: {
           TEST_MIGRATIONS: await readD1Migrations(path.resolve("migrations")),
           APP_ENV: "test",
-          LOG_LEVEL: "silent",
+          LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
           MEDIA_URL: "https://media.test",
           MEDIA_FETCH_ALLOW_PRIVATE: "false",
           // The fakes are in-process origins with made-up names: the suite runs as the edge does (no name

@@ -74,6 +74,12 @@ export const postTools = [
       queue_id: create.queue_id.describe(
         'A queue id or "default": the post is created scheduled in the queue\'s next free slot (not with scheduled_at).',
       ),
+      queue_position: create.queue_position.describe(
+        'With queue_id: "last" (default, the next free slot) or "next" (the earliest slot; queued posts move down one).',
+      ),
+      reservation_id: create.reservation_id.describe(
+        "A live reservation from reserve-queue-slot-tool: the post is created scheduled in exactly that slot.",
+      ),
       label_ids: create.label_ids.describe("Label ids of this workspace."),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -97,6 +103,12 @@ export const postTools = [
       scheduled_at: update.scheduled_at.describe("New schedule time, ISO 8601; null unschedules."),
       queue_id: update.queue_id.describe(
         'With status scheduled: the next free slot of this queue (an id or "default") instead of scheduled_at.',
+      ),
+      queue_position: update.queue_position.describe(
+        'With queue_id: "last" (default, the next free slot) or "next" (the earliest slot; queued posts move down one).',
+      ),
+      reservation_id: update.reservation_id.describe(
+        "With status scheduled: exactly the slot of this live reservation (reserve-queue-slot-tool), once.",
       ),
       media: update.media.describe("Replaces the media list: [{id}] of this workspace's media."),
       label_ids: update.label_ids.describe("Replaces the labels."),

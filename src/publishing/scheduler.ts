@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, lte, or } from "drizzle-orm";
+import { and, asc, eq, gt, lte, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { ServiceContext } from "../context";
 import { eqFilterOnly, inJsonArray } from "../db/json-params";
@@ -45,6 +45,13 @@ export interface ClaimResult {
   enqueued: number;
 }
 
+/**
+ * Issue 37: a post of a paused queue is not due — it stays `scheduled` until the queue is resumed (which moves it
+ * onto a slot after now). One primary-key lookup per due post that names a queue.
+ */
+const notInPausedQueue = sql`(${posts.queueId} IS NULL OR NOT EXISTS
+  (SELECT 1 FROM queues q WHERE q.id = ${posts.queueId} AND q.paused = 1))`;
+
 /** Every due post's id, oldest first, in chunks of SCHEDULER_CLAIM_CHUNK. */
 async function dueChunks(ctx: ServiceContext, now: number): Promise<string[][]> {
   const chunks: string[][] = [];
@@ -57,6 +64,7 @@ async function dueChunks(ctx: ServiceContext, now: number): Promise<string[][]> 
         and(
           eq(posts.status, "scheduled"),
           lte(posts.scheduledAt, now),
+          notInPausedQueue,
           after
             ? or(gt(posts.scheduledAt, after.at), and(eq(posts.scheduledAt, after.at), gt(posts.id, after.id)))
             : undefined,
@@ -117,7 +125,14 @@ export async function claimAndEnqueue(ctx: ServiceContext, ids: string[]): Promi
     .update(posts)
     .set({ status: "publishing", updatedAt: now })
     // By id (the chunk), the status a filter: the due index would walk every due post of every chunk.
-    .where(and(eqFilterOnly(posts.status, "scheduled"), lte(posts.scheduledAt, now), inJsonArray(posts.id, ids)))
+    .where(
+      and(
+        eqFilterOnly(posts.status, "scheduled"),
+        lte(posts.scheduledAt, now),
+        inJsonArray(posts.id, ids),
+        notInPausedQueue,
+      ),
+    )
     .returning({ id: posts.id, workspaceId: posts.workspaceId });
   if (claimed.length === 0) return { claimedPosts: 0, enqueued: 0 };
   const enqueued = await enqueueClaimed(ctx, claimed, now);

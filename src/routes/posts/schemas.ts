@@ -46,6 +46,16 @@ const queueIdField = z.string().min(1).max(64).optional().openapi({
   example: "default",
 });
 
+const queuePositionField = z.enum(["last", "next"]).optional().openapi({
+  description:
+    "With `queue_id`: `last` (default) takes the queue's next free slot; `next` takes its earliest slot, each queued post from there to the first free slot moving down one place (docs/queues.md).",
+});
+
+const reservationIdField = z.string().min(1).max(64).optional().openapi({
+  description:
+    "A live reservation of this workspace (`POST /api/queues/{queue}/reservations`): the post takes exactly its slot, once (with `status: scheduled` on PUT). Not with `queue_id` or `scheduled_at`.",
+});
+
 const scheduledAtField = z.string().nullable().optional().openapi({
   description:
     "ISO 8601 with `Z` or an offset; a bare `Y-m-d H:i:s` or `Y-m-d` is read as UTC. Stored and returned in UTC.",
@@ -145,6 +155,8 @@ export const CreatePostRequest = z
       description: "Must be in the future. Default: today 09:00 UTC (kept on the draft even if already past).",
     }),
     queue_id: queueIdField,
+    queue_position: queuePositionField,
+    reservation_id: reservationIdField,
     label_ids: labelIds,
   })
   .openapi("CreatePostRequest");
@@ -162,6 +174,8 @@ export const UpdatePostRequest = z
     }),
     scheduled_at: scheduledAtField,
     queue_id: queueIdField,
+    queue_position: queuePositionField,
+    reservation_id: reservationIdField,
     media: mediaRefs,
     label_ids: labelIds,
     platforms: z

@@ -5,6 +5,7 @@ import {
   QUEUE_SLOTS_LIST_MAX,
   QUEUE_SLOTS_MAX,
 } from "../../services/queues/queues";
+import { REORDER_POSTS_MAX } from "../../services/queues/reorder";
 import { isTimeZone } from "../../services/queues/slot-times";
 import { ymdHis } from "../openapi";
 
@@ -51,6 +52,42 @@ export const QueueRequest = z
     is_default: z.boolean().optional().openapi({ description: "true makes this the workspace's default queue." }),
   })
   .openapi("QueueRequest");
+
+export const QueueUpdateRequest = QueueRequest.extend({
+  reshuffle: z.boolean().optional().openapi({
+    description:
+      "true: every post queued after now moves onto the new slot times, in time order. Otherwise queued posts keep their times.",
+  }),
+}).openapi("QueueUpdateRequest");
+
+export const ReservationSchema = z
+  .object({
+    id: z.uuid().openapi({ description: "Pass as `reservation_id` when creating or scheduling the post." }),
+    queue_id: z.uuid(),
+    at: ymdHis,
+    local: z.string().openapi({ description: "The slot's wall-clock time in the queue's zone, `Y-m-d H:i:s`." }),
+    expires_at: ymdHis,
+  })
+  .openapi("QueueReservation");
+
+export const ReservationParam = QueueParam.extend({
+  reservation: z
+    .string()
+    .max(64)
+    .openapi({ param: { name: "reservation", in: "path" }, description: "Reservation id (UUID)." }),
+});
+
+export const ReorderRequest = z
+  .object({
+    post_ids: z
+      .array(z.uuid())
+      .min(1)
+      .max(REORDER_POSTS_MAX)
+      .openapi({
+        description: `Posts holding upcoming slots of this queue, in their new order (at most ${REORDER_POSTS_MAX}): their slot times, earliest first, go to them in this order.`,
+      }),
+  })
+  .openapi("QueueReorderRequest");
 
 export const QueueSchema = z
   .object({

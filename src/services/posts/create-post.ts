@@ -10,9 +10,12 @@ import { log } from "../../lib/logger";
 import { formatYmdHis, todayAtNineUtc } from "../../lib/time";
 import { type PostResource, presentPost } from "../../presenters/post";
 import {
+  asksForSlot,
   checkQueueChoice,
   type QueueChoice,
+  queueChoiceOf,
   queueChoiceRead,
+  type SlotTake,
   slotGuardFailure,
   takeSlotStatements,
 } from "../queues/take-slot";
@@ -53,6 +56,10 @@ export interface CreatePostInput {
   scheduled_at?: string | null;
   /** Issue 37: created and queued in one call — the post takes this queue's next free slot, status `scheduled`. */
   queue_id?: string;
+  /** Issue 37: `"next"` takes the queue's earliest slot, moving the queued posts down one. */
+  queue_position?: "last" | "next";
+  /** Issue 37: created `scheduled` in exactly this reservation's slot. */
+  reservation_id?: string;
   label_ids?: string[];
 }
 
@@ -67,6 +74,8 @@ export interface CreatePostDraft {
   media?: ({ id: string } | undefined)[];
   scheduled_at?: string | null;
   queue_id?: string;
+  queue_position?: "last" | "next";
+  reservation_id?: string;
   label_ids?: (string | undefined)[];
 }
 
@@ -79,8 +88,8 @@ interface CreatePlan {
   mediaRows: MediaRow[];
   /** Every row the checks read: the answer is built from them and from what is written, with no read-back. */
   refs: References;
-  /** Issue 37: the queue the post is added to and the slot times it may take, earliest first. */
-  queued: { queueId: string; candidates: number[] } | null;
+  /** Issue 37: the slot the post takes: its queue, how, and the times it may get, earliest first. */
+  queued: SlotTake | null;
 }
 
 /**
@@ -110,7 +119,7 @@ export async function checkCreatePost(
   // The queue (issue 37) is read beside the references, not after them.
   const [refs, queue] = await Promise.all([
     read(referenceIdsOf(input)),
-    input.queue_id === undefined ? undefined : queueChoiceRead(ctx, input.queue_id).then((rows) => rows[0] ?? null),
+    asksForSlot(input) ? queueChoiceRead(ctx, input).then((rows) => queueChoiceOf(rows, input)) : undefined,
   ]);
   const accounts = targets.map((p, i) => (p ? checkTarget(bag, refs, `platforms.${i}`, p) : null));
   const texts = targets.map((p, i) => {
@@ -121,7 +130,10 @@ export async function checkCreatePost(
   });
   const labelRows = checkLabels(bag, refs, labelIds);
   const mediaRows = checkMedia(bag, refs, mediaItems);
-  const queued = queue === undefined ? null : checkQueued(bag, input, queue, { accounts, texts, mediaRows, refs, now });
+  const queued =
+    queue === undefined
+      ? checkQueueChoice(bag, null, input, { scheduledAtSent: false, now })
+      : checkQueued(bag, input, queue, { accounts, texts, mediaRows, refs, now });
   return { scheduledAt, accounts, texts, labelRows, mediaRows, refs, queued };
 }
 
@@ -136,8 +148,8 @@ function checkQueued(
   plan: Pick<CreatePlan, "accounts" | "texts" | "mediaRows" | "refs"> & { now: number },
 ): CreatePlan["queued"] {
   const scheduledAtSent = input.scheduled_at !== undefined;
-  const queued = checkQueueChoice(bag, queue, { scheduledAtSent, now: plan.now });
-  if (scheduledAtSent || !queue) return queued;
+  const queued = checkQueueChoice(bag, queue, input, { scheduledAtSent, now: plan.now });
+  if (!queued && (scheduledAtSent || !queue)) return null;
   const rows: ScheduleRuleRow[] = plan.accounts.flatMap((account, i) =>
     account
       ? [
@@ -228,7 +240,7 @@ async function createFromRemembered(
   claim: IdempotencyClaim | undefined,
 ): Promise<StoredResponse | null> {
   // A queued create reads its queue's held slots: always the careful path.
-  if (input.queue_id !== undefined) return null;
+  if (asksForSlot(input)) return null;
   const refs = recallReferences(ctx.workspaceId, referenceIdsOf(input), ctx.now());
   if (!refs) return null;
   const bag = new ErrorBag();
@@ -381,7 +393,7 @@ async function writeCreate(
     ] as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])
     .catch((err: unknown) => {
       // The slot guard may have failed the batch (nothing was written): every candidate was taken meanwhile.
-      throw slot ? slotGuardFailure(err) : err;
+      throw queued ? slotGuardFailure(err, queued) : err;
     });
   if (slot) {
     const [takenSlot] = results[results.length - queuedWrites.length + slot.takenIndex] as { at: number }[];

@@ -24,11 +24,16 @@ import { type PostResource, presentPost } from "../../presenters/post";
 import { enqueuePublishMessages } from "../../publishing/messages";
 import { deleteReleasedObjects, releaseOrphansStatement, stillUsedPathsStatement } from "../media/release-media";
 import {
+  asksForSlot,
   checkQueueChoice,
   freeSlotStatement,
   QUEUE_ID_NEEDS_SCHEDULED,
   type QueueChoice,
+  type QueueChoiceRow,
+  queueChoiceOf,
   queueChoiceRead,
+  RESERVATION_NEEDS_SCHEDULED,
+  type SlotTake,
   slotGuardFailure,
   takeSlotStatements,
 } from "../queues/take-slot";
@@ -71,6 +76,10 @@ export interface UpdatePostInput {
   scheduled_at?: string | null;
   /** Issue 37: with `status: "scheduled"`, the post takes this queue's next free slot (`"default"`: the default). */
   queue_id?: string;
+  /** Issue 37: `"next"` takes the queue's earliest slot, moving the queued posts down one. */
+  queue_position?: "last" | "next";
+  /** Issue 37: with `status: "scheduled"`, the post takes exactly this reservation's slot. */
+  reservation_id?: string;
   media?: { id: string }[];
   label_ids?: string[];
   platforms?: UpdatePostPlatformInput[];
@@ -87,6 +96,8 @@ export interface UpdatePostDraft {
   signature_id?: string;
   scheduled_at?: string | null;
   queue_id?: string;
+  queue_position?: "last" | "next";
+  reservation_id?: string;
   media?: ({ id: string } | undefined)[];
   label_ids?: (string | undefined)[];
   platforms?: (UpdatePostPlatformInput | undefined)[];
@@ -128,7 +139,7 @@ export interface PostState {
   labels: LabelRow[];
   refs: References;
   signatures: Map<string, string>;
-  /** Issue 37: the queue `queue_id` names, with its held count; null when it names none of this workspace's. */
+  /** Issue 37: the queue (or reservation) asked for, with its held count; null when none of this workspace's. */
   queue: QueueChoice | null;
 }
 
@@ -197,12 +208,12 @@ export async function loadUpdateState(
         ),
       ),
     ...(signatureIds.length ? [signatureRead] : []),
-    ...(input.queue_id !== undefined ? [queueChoiceRead(ctx, input.queue_id)] : []),
+    ...(asksForSlot(input) ? [queueChoiceRead(ctx, input)] : []),
   ]);
   const signatureRows = (signatureIds.length ? optional.shift() : undefined) as
     | { id: string; content: string }[]
     | undefined;
-  const queueRows = (input.queue_id !== undefined ? optional.shift() : undefined) as QueueChoice[] | undefined;
+  const queueRows = (asksForSlot(input) ? optional.shift() : undefined) as QueueChoiceRow[] | undefined;
   const postRow = post[0];
   if (!postRow) throw notFound();
   guardEditable(postRow.status);
@@ -220,7 +231,7 @@ export async function loadUpdateState(
       media: new Map(mediaRows.map((m) => [m.media.id, m.media])),
     },
     signatures: new Map((signatureRows ?? []).map((r) => [r.id, r.content])),
-    queue: queueRows?.[0] ?? null,
+    queue: queueRows ? queueChoiceOf(queueRows, input) : null,
   };
 }
 
@@ -232,8 +243,8 @@ export interface UpdatePlan {
   planned: Map<string, PlannedRow>;
   labelRows: LabelRow[] | null;
   mediaRows: MediaRow[] | null;
-  /** Issue 37: the queue the post is added to and the slot times it may take, earliest first. */
-  queued: { queueId: string; candidates: number[] } | null;
+  /** Issue 37: the slot the post takes: its queue, how, and the times it may get, earliest first. */
+  queued: SlotTake | null;
   /** Issue 37: the post leaves its queue slot (back to draft, published now, or given a time by hand). */
   freesSlot: boolean;
 }
@@ -394,7 +405,7 @@ export function checkUpdatePost(
     input.platforms !== undefined;
   if (target === "scheduled" || (nextStatus === "scheduled" && (contentChanged || input.scheduled_at !== undefined))) {
     // Added to a queue, the time is the slot's (after now by construction); a refused queue_id is its own error.
-    const viaQueue = input.queue_id !== undefined || malformed.has("queue_id");
+    const viaQueue = asksForSlot(input) || malformed.has("queue_id") || malformed.has("reservation_id");
     checkSchedule(bag, {
       requireFuture: !viaQueue && (target === "scheduled" || input.scheduled_at !== undefined),
       scheduledAt: viaQueue ? (queued?.candidates[0] ?? now) : nextScheduledAt,
@@ -422,11 +433,12 @@ export function checkUpdatePost(
  * workspace that has posting times; the slot times the post may take, or null (errors in `bag`).
  */
 function checkQueue(bag: ErrorBag, state: PostState, input: UpdatePostDraft, now: number): UpdatePlan["queued"] {
-  if (input.queue_id === undefined) return null;
-  if (input.status === "scheduled")
-    return checkQueueChoice(bag, state.queue, { scheduledAtSent: input.scheduled_at !== undefined, now });
-  bag.add("queue_id", QUEUE_ID_NEEDS_SCHEDULED);
-  return null;
+  if (asksForSlot(input) && input.status !== "scheduled") {
+    if (input.queue_id !== undefined) bag.add("queue_id", QUEUE_ID_NEEDS_SCHEDULED);
+    if (input.reservation_id !== undefined) bag.add("reservation_id", RESERVATION_NEEDS_SCHEDULED);
+    return null;
+  }
+  return checkQueueChoice(bag, state.queue, input, { scheduledAtSent: input.scheduled_at !== undefined, now });
 }
 
 /**
@@ -589,7 +601,7 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
       .get();
     const unchanged = again && allowedFrom.includes(again.status) && again.revision === postRow.revision;
     // The post is as read, so what failed is the slot guard: every candidate was taken meanwhile.
-    if (unchanged) throw slot ? slotGuardFailure(err) : err;
+    if (unchanged) throw queued ? slotGuardFailure(err, queued) : err;
     if (again) guardEditable(again.status);
     throw conflict(CHANGED_MESSAGE);
   }

@@ -1,10 +1,12 @@
 import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
 import { posts, type QueueSlot, queueSlots, queues, socialAccounts } from "../../db/schema";
-import { ErrorBag, notFound, validationError } from "../../lib/errors";
+import { conflict, ErrorBag, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { formatYmdHis } from "../../lib/time";
+import { reshuffleMoves, resumeMoves } from "./slot-moves";
 import { localYmdHis, upcomingSlotTimes } from "./slot-times";
+import { SLOT_CANDIDATES_SPARE } from "./take-slot";
 
 /** Issue 37 bounds (docs/limits.md). */
 export const QUEUES_MAX = 20;
@@ -20,6 +22,8 @@ export interface QueueInput {
   social_account_ids?: string[];
   paused?: boolean;
   is_default?: boolean;
+  /** PUT only: the queued posts move onto the new slot times in order (otherwise they keep their times). */
+  reshuffle?: boolean;
 }
 
 type QueueRow = typeof queues.$inferSelect;
@@ -159,9 +163,10 @@ export async function createQueue(ctx: WorkspaceContext, input: QueueInput): Pro
 }
 
 /**
- * Replaces a queue's settings. Posts already queued keep their slots (slot rows are not touched) — reshuffling
- * onto new slots is issue 37's step 3, not done yet. `is_default: true` moves the default here; false on the default
- * queue is refused (a workspace with queues always has one default).
+ * Replaces a queue's settings. Posts already queued keep their slots, unless `reshuffle: true` moves them onto the
+ * new slot times in order; resuming a paused queue moves its overdue posts onto the next free slots, in order
+ * (slot-moves.ts; both in the same batch as the settings). `is_default: true` moves the default here; false on the
+ * default queue is refused (a workspace with queues always has one default).
  */
 export async function updateQueue(ctx: WorkspaceContext, id: string, input: QueueInput): Promise<QueueResource> {
   const current = await findQueue(ctx, id);
@@ -183,30 +188,67 @@ export async function updateQueue(ctx: WorkspaceContext, id: string, input: Queu
     isDefault,
     updatedAt: now,
   };
-  await ctx.db.batch([
-    ctx.db
-      .update(queues)
-      .set({ isDefault: false, updatedAt: now })
-      .where(
-        and(
-          eq(queues.workspaceId, ctx.workspaceId),
-          eq(queues.isDefault, isDefault && !current.isDefault ? true : sql`2`),
+  const moves = await queueMoves(ctx, current, next, input.reshuffle === true);
+  await ctx.db
+    .batch([
+      ctx.db
+        .update(queues)
+        .set({ isDefault: false, updatedAt: now })
+        .where(
+          and(
+            eq(queues.workspaceId, ctx.workspaceId),
+            eq(queues.isDefault, isDefault && !current.isDefault ? true : sql`2`),
+          ),
         ),
-      ),
-    ctx.db
-      .update(queues)
-      .set({
-        name: next.name,
-        timeZone: next.timeZone,
-        slots: next.slots,
-        socialAccountIds: next.socialAccountIds,
-        paused: next.paused,
-        isDefault: next.isDefault,
-        updatedAt: now,
-      })
-      .where(and(eq(queues.id, current.id), eq(queues.workspaceId, ctx.workspaceId))),
-  ]);
+      ctx.db
+        .update(queues)
+        .set({
+          name: next.name,
+          timeZone: next.timeZone,
+          slots: next.slots,
+          socialAccountIds: next.socialAccountIds,
+          paused: next.paused,
+          isDefault: next.isDefault,
+          updatedAt: now,
+        })
+        .where(and(eq(queues.id, current.id), eq(queues.workspaceId, ctx.workspaceId))),
+      ...moves,
+    ])
+    .catch((err: unknown) => {
+      throw /malformed JSON/i.test(String(err)) ? conflict(QUEUE_FILLED) : err;
+    });
   return presentQueue(next);
+}
+
+export const QUEUE_FILLED = "The queue filled up while its posts were moved; try again.";
+export const NO_SLOTS_TO_MOVE_ONTO = "The queue has no posting times to move its posts onto.";
+
+/**
+ * The moves a PUT makes beside the settings: resume (paused → not paused) puts the overdue posts onto the next free
+ * slots, then a reshuffle puts every queued post onto the new slot times in time order. The candidates are the new
+ * slots' next times after now, enough for every post of the queue plus the spare concurrent adds share.
+ */
+async function queueMoves(ctx: WorkspaceContext, current: QueueRow, next: QueueRow, reshuffle: boolean) {
+  const resuming = current.paused && !next.paused;
+  if (!resuming && !reshuffle) return [];
+  const now = ctx.now();
+  const [counts] = await ctx.db
+    .select({
+      held: sql<number>`count(CASE WHEN ${queueSlots.at} > ${now} THEN 1 END)`,
+      overdue: sql<number>`count(CASE WHEN ${queueSlots.at} <= ${now} AND ${queueSlots.postId} IN
+        (SELECT id FROM posts WHERE queue_id = ${current.id} AND status = 'scheduled') THEN 1 END)`,
+    })
+    .from(queueSlots)
+    .where(eq(queueSlots.queueId, current.id));
+  const { held = 0, overdue = 0 } = counts ?? {};
+  const moving = (resuming ? overdue : 0) + (reshuffle ? held : 0);
+  if (moving === 0) return [];
+  const candidates = upcomingSlotTimes(next.slots, next.timeZone, now, held + overdue + SLOT_CANDIDATES_SPARE);
+  if (candidates.length === 0) throw validationError({ slots: [NO_SLOTS_TO_MOVE_ONTO] });
+  return [
+    ...(resuming ? resumeMoves(ctx, current.id, candidates) : []),
+    ...(reshuffle ? reshuffleMoves(ctx, current.id, candidates) : []),
+  ];
 }
 
 /** Deletes a queue (its held slots go with it; its posts keep their times, with no queue); when it was the default, the oldest remaining queue becomes it. */

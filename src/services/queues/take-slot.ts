@@ -5,20 +5,43 @@
  * candidates are computed here from the queue's weekly slots: as many as the queue holds after now, plus a spare
  * that concurrent requests, all having read the same count, share (docs/queues.md, "Adding a post").
  */
-import { and, eq, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
 import { posts, queueSlots, queues } from "../../db/schema";
 import { type ErrorBag, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
+import { dropExpiredReservations, failWhen, shareNextMoves, syncQueuedPostTimes } from "./slot-moves";
 import { upcomingSlotTimes } from "./slot-times";
 
 type QueueRow = typeof queues.$inferSelect;
 
-/** A queue as an add-to-queue reads it: the row and how many of its slots after now are held. */
+/** What a post asks of a queue on create or update (issue 37): a queue's next free slot, or a reservation. */
+export interface SlotAsk {
+  /** A queue of this workspace, or `"default"`. */
+  queue_id?: string;
+  /** `"next"`: the earliest slot, the queued posts each moving down one place; `"last"` (default): the next free. */
+  queue_position?: "last" | "next";
+  /** A live reservation of this workspace (POST /api/queues/{queue}/reservations): exactly its slot, once. */
+  reservation_id?: string;
+}
+
+/** Whether a request asks for a slot at all (its queue, or its reservation, is then read with the post). */
+export const asksForSlot = (ask: SlotAsk) => ask.queue_id !== undefined || ask.reservation_id !== undefined;
+
+/** A queue as an add-to-queue reads it: the row, how many of its slots after now are held, and the reservation. */
 export interface QueueChoice {
   queue: QueueRow;
   held: number;
+  /** The reservation `reservation_id` names, as read (it may be used or expired). */
+  reservation?: { id: string; at: number; postId: string | null; expiresAt: number | null };
+}
+
+/** The slot a post takes: how (`mode`), in which queue, and the times it may get, earliest first. */
+export interface SlotTake {
+  queueId: string;
+  candidates: number[];
+  mode: { kind: "last" } | { kind: "next" } | { kind: "reservation"; reservationId: string };
 }
 
 /** The candidates beyond the held slots: up to this many concurrent adds to one queue each find a free one. */
@@ -26,18 +49,40 @@ export const SLOT_CANDIDATES_SPARE = 250;
 
 export const QUEUE_ID_INVALID = "The selected queue id is invalid.";
 export const QUEUE_ID_NEEDS_SCHEDULED = "The queue id field is only accepted with status scheduled.";
+export const RESERVATION_NEEDS_SCHEDULED = "The reservation id field is only accepted with status scheduled.";
 export const QUEUE_ID_WITH_SCHEDULED_AT = "The queue id field prohibits scheduled at from being present.";
+export const RESERVATION_WITH_SCHEDULED_AT = "The reservation id field prohibits scheduled at from being present.";
+export const RESERVATION_WITH_QUEUE_ID = "The reservation id field prohibits queue id from being present.";
+export const QUEUE_POSITION_NEEDS_QUEUE = "The queue position field requires queue id.";
+export const RESERVATION_INVALID = "The selected reservation id is invalid, used or expired.";
+export const RESERVATION_PASSED = "The reserved slot's time has passed; reserve another slot.";
 export const QUEUE_HAS_NO_SLOTS = "The queue has no posting times; add slots to it first.";
 export const QUEUE_FULL = "The queue has no free slot left in its next candidates; try again.";
 
-/** One statement reading the queue (`"default"` or an id of this workspace) with its held count. */
-export function queueChoiceRead(ctx: WorkspaceContext, idOrDefault: string) {
+/**
+ * One statement reading what `ask` names with the queue's held count: the queue (`"default"` or an id of this
+ * workspace), or the reservation of this workspace and its queue.
+ */
+export function queueChoiceRead(ctx: WorkspaceContext, ask: SlotAsk) {
   const now = ctx.now();
+  const held = sql<number>`(SELECT count(*) FROM queue_slots s WHERE s.queue_id = ${queues.id} AND s.at > ${now})`;
+  if (ask.reservation_id !== undefined) {
+    // Scalar subqueries, not a join: D1's batch answers rows by column name, and both tables have id and created_at.
+    const own = sql`FROM queue_slots r WHERE r.id = ${ask.reservation_id} AND r.workspace_id = ${ctx.workspaceId}`;
+    return ctx.db
+      .select({
+        queue: queues,
+        held,
+        reservationAt: sql<number>`(SELECT r.at ${own})`,
+        reservationPostId: sql<string | null>`(SELECT r.post_id ${own})`,
+        reservationExpiresAt: sql<number | null>`(SELECT r.expires_at ${own})`,
+      })
+      .from(queues)
+      .where(sql`${queues.id} = (SELECT r.queue_id ${own})`);
+  }
+  const idOrDefault = ask.queue_id ?? "default";
   return ctx.db
-    .select({
-      queue: queues,
-      held: sql<number>`(SELECT count(*) FROM queue_slots s WHERE s.queue_id = ${queues.id} AND s.at > ${now})`,
-    })
+    .select({ queue: queues, held })
     .from(queues)
     .where(
       and(
@@ -47,29 +92,81 @@ export function queueChoiceRead(ctx: WorkspaceContext, idOrDefault: string) {
     );
 }
 
+/** The row `queueChoiceRead` answered, as a QueueChoice (null when it found none). */
+export function queueChoiceOf(rows: readonly QueueChoiceRow[], ask: SlotAsk): QueueChoice | null {
+  const row = rows[0];
+  if (!row) return null;
+  const { queue, held } = row;
+  if (ask.reservation_id === undefined || !("reservationAt" in row)) return { queue, held };
+  return {
+    queue,
+    held,
+    reservation: {
+      id: ask.reservation_id,
+      at: row.reservationAt,
+      postId: row.reservationPostId,
+      expiresAt: row.reservationExpiresAt,
+    },
+  };
+}
+
+export type QueueChoiceRow =
+  | { queue: QueueRow; held: number }
+  | {
+      queue: QueueRow;
+      held: number;
+      reservationAt: number;
+      reservationPostId: string | null;
+      reservationExpiresAt: number | null;
+    };
+
 /**
- * The checks `queue_id` has on create and update alike: not with `scheduled_at`, a queue of this workspace
- * (`choice` as `queueChoiceRead` found it), one that has posting times. The queue and the slot times the post may
- * take, earliest first; or null with the error in `bag`.
+ * The checks a slot ask has on create and update alike: not with `scheduled_at`, a queue of this workspace
+ * (`choice` as `queueChoiceRead` found it) that has posting times, or a live reservation of this workspace whose time
+ * is still ahead. The slot to take; or null with the errors in `bag`.
  */
 export function checkQueueChoice(
   bag: ErrorBag,
   choice: QueueChoice | null,
+  ask: SlotAsk,
   opts: { scheduledAtSent: boolean; now: number },
-): { queueId: string; candidates: number[] } | null {
+): SlotTake | null {
+  if (ask.reservation_id !== undefined) {
+    if (opts.scheduledAtSent) bag.add("reservation_id", RESERVATION_WITH_SCHEDULED_AT);
+    if (ask.queue_id !== undefined) bag.add("reservation_id", RESERVATION_WITH_QUEUE_ID);
+    if (ask.queue_position !== undefined) bag.add("queue_position", QUEUE_POSITION_NEEDS_QUEUE);
+    const r = choice?.reservation;
+    if (!choice || !r || r.postId !== null || (r.expiresAt ?? 0) <= opts.now)
+      bag.add("reservation_id", RESERVATION_INVALID);
+    else if (r.at <= opts.now) bag.add("reservation_id", RESERVATION_PASSED);
+    else if (!opts.scheduledAtSent && ask.queue_id === undefined && ask.queue_position === undefined)
+      return { queueId: choice.queue.id, candidates: [r.at], mode: { kind: "reservation", reservationId: r.id } };
+    return null;
+  }
+  if (ask.queue_id === undefined) {
+    if (ask.queue_position !== undefined) bag.add("queue_position", QUEUE_POSITION_NEEDS_QUEUE);
+    return null;
+  }
   if (opts.scheduledAtSent) bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
   else if (!choice) bag.add("queue_id", QUEUE_ID_INVALID);
   else {
     const candidates = slotCandidates(choice, opts.now);
-    if (candidates.length > 0) return { queueId: choice.queue.id, candidates };
+    if (candidates.length > 0)
+      return { queueId: choice.queue.id, candidates, mode: { kind: ask.queue_position ?? "last" } };
     bag.add("queue_id", QUEUE_HAS_NO_SLOTS);
   }
   return null;
 }
 
-/** A write batch that failed on the slot guard of `takeSlotStatements` (every candidate taken): 422, else rethrown. */
-export function slotGuardFailure(err: unknown): unknown {
-  return /malformed JSON/i.test(String(err)) ? validationError({ queue_id: [QUEUE_FULL] }) : err;
+/**
+ * A write batch that failed on a slot guard of `takeSlotStatements` (`json()` of a non-JSON string): 422 naming what
+ * was lost meanwhile — the reservation, or every candidate of the queue; any other error is rethrown.
+ */
+export function slotGuardFailure(err: unknown, take: SlotTake): unknown {
+  if (!/malformed JSON/i.test(String(err))) return err;
+  return take.mode.kind === "reservation"
+    ? validationError({ reservation_id: [RESERVATION_INVALID] })
+    : validationError({ queue_id: [QUEUE_FULL] });
 }
 
 /** The slot times a post added now may take, earliest first (empty when the queue has no slots). */
@@ -78,24 +175,46 @@ export function slotCandidates(choice: QueueChoice, now: number): number[] {
   return upcomingSlotTimes(queue.slots, queue.timeZone, now, held + SLOT_CANDIDATES_SPARE);
 }
 
+/** A guard statement: fails the batch (nothing is written) when the statement before it changed no row. */
+export const changedGuard = (ctx: WorkspaceContext, what: string) => failWhen(ctx, sql`changes() = 0`, what);
+
 /**
- * The statements that give `postId` the first free candidate of `queueId`, for the post's write batch after its
- * own claim: its old slot is freed, the queue's expired reservations dropped, the slot taken (`RETURNING at`, at
- * `takenIndex` among these statements), a guard that fails the batch when no candidate was free (`json()` of a
- * non-JSON string: the transaction rolls back, nothing is written), and the post's time and queue set from it.
+ * The statements that give `postId` its slot, for the post's write batch after its own claim: its old slot is
+ * freed, then
+ * - `last`: the queue's expired reservations dropped and the first free candidate taken (`INSERT … SELECT …
+ *   RETURNING at`: the choice and the write are one step, the UNIQUE index on (queue_id, at) refuses a second
+ *   holder whatever races);
+ * - `next`: the same, after the queued posts from the earliest slot to the first free one moved down one place
+ *   (slot-moves.ts, `shareNextMoves`);
+ * - `reservation`: the reservation's row taken if still unused and unexpired;
+ * then a guard that fails the batch when nothing was taken, and the post's time and queue set from its slot row.
+ * `takenIndex`: the statement whose `RETURNING at` is the slot.
  */
 export function takeSlotStatements(
   ctx: WorkspaceContext,
-  take: { queueId: string; postId: string; candidates: number[] },
+  take: SlotTake & { postId: string },
 ): { statements: BatchItem<"sqlite">[]; takenIndex: number } {
   const now = ctx.now();
-  const { queueId, postId, candidates } = take;
-  const statements: BatchItem<"sqlite">[] = [
-    freeSlotStatement(ctx, postId),
-    ctx.db
-      .delete(queueSlots)
-      .where(and(eq(queueSlots.queueId, queueId), isNull(queueSlots.postId), lte(queueSlots.expiresAt, now))),
-    ctx.db
+  const { queueId, postId, candidates, mode } = take;
+  const before: BatchItem<"sqlite">[] = [freeSlotStatement(ctx, postId)];
+  let taking: BatchItem<"sqlite">;
+  if (mode.kind === "reservation") {
+    taking = ctx.db
+      .update(queueSlots)
+      .set({ postId, expiresAt: null })
+      .where(
+        and(
+          eq(queueSlots.id, mode.reservationId),
+          eq(queueSlots.workspaceId, ctx.workspaceId),
+          isNull(queueSlots.postId),
+          gt(queueSlots.expiresAt, now),
+        ),
+      )
+      .returning({ at: queueSlots.at });
+  } else {
+    before.push(dropExpiredReservations(ctx, queueId));
+    if (mode.kind === "next") before.push(...shareNextMoves(ctx, queueId, candidates));
+    taking = ctx.db
       .insert(queueSlots)
       .select(
         sql`SELECT ${newId()}, ${queueId}, ${ctx.workspaceId}, c.value, ${postId}, NULL, ${now}
@@ -103,14 +222,19 @@ export function takeSlotStatements(
           WHERE NOT EXISTS (SELECT 1 FROM queue_slots s WHERE s.queue_id = ${queueId} AND s.at = c.value)
           ORDER BY c.key LIMIT 1`,
       )
-      .returning({ at: queueSlots.at }),
-    ctx.db.run(sql`SELECT CASE WHEN changes() = 0 THEN json('queue full') ELSE 1 END`),
+      .returning({ at: queueSlots.at });
+  }
+  const statements: BatchItem<"sqlite">[] = [
+    ...before,
+    taking,
+    changedGuard(ctx, mode.kind === "reservation" ? "reservation lost" : "queue full"),
     ctx.db
       .update(posts)
       .set({ scheduledAt: sql`(SELECT at FROM queue_slots WHERE post_id = ${postId})`, queueId })
       .where(eq(posts.id, postId)),
+    ...(mode.kind === "next" ? [syncQueuedPostTimes(ctx, queueId)] : []),
   ];
-  return { statements, takenIndex: 2 };
+  return { statements, takenIndex: before.length };
 }
 
 /** Frees the slot a post holds (back to draft, published now, moved by hand): the slot is free for the next post. */
