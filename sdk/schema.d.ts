@@ -802,7 +802,7 @@ export interface paths {
         };
         /** Get one queue (`default` names the default queue) */
         get: operations["getQueue"];
-        /** Replace a queue's settings (queued posts keep their slots) */
+        /** Replace a queue's settings (queued posts keep their slots unless reshuffle; resuming moves overdue posts) */
         put: operations["updateQueue"];
         post?: never;
         /** Delete a queue (its slots are freed; the oldest remaining queue becomes the default) */
@@ -823,6 +823,57 @@ export interface paths {
         get: operations["listQueueSlots"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue}/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hold the queue's next free slot for 15 minutes (commit with reservation_id) */
+        post: operations["reserveQueueSlot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue}/reservations/{reservation}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Give an unused reservation's slot back before it expires */
+        delete: operations["releaseQueueReservation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/queues/{queue}/reorder": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reorder queued posts: they trade slots, earliest slot to the first post named */
+        post: operations["reorderQueue"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1597,6 +1648,13 @@ export interface components {
              * @example default
              */
             queue_id?: string;
+            /**
+             * @description With `queue_id`: `last` (default) takes the queue's next free slot; `next` takes its earliest slot, each queued post from there to the first free slot moving down one place (docs/queues.md).
+             * @enum {string}
+             */
+            queue_position?: "last" | "next";
+            /** @description A live reservation of this workspace (`POST /api/queues/{queue}/reservations`): the post takes exactly its slot, once (with `status: scheduled` on PUT). Not with `queue_id` or `scheduled_at`. */
+            reservation_id?: string;
             /** @description Labels of this workspace, at most 50. On PUT the list replaces the current one. */
             label_ids?: string[];
         };
@@ -1634,6 +1692,13 @@ export interface components {
              * @example default
              */
             queue_id?: string;
+            /**
+             * @description With `queue_id`: `last` (default) takes the queue's next free slot; `next` takes its earliest slot, each queued post from there to the first free slot moving down one place (docs/queues.md).
+             * @enum {string}
+             */
+            queue_position?: "last" | "next";
+            /** @description A live reservation of this workspace (`POST /api/queues/{queue}/reservations`): the post takes exactly its slot, once (with `status: scheduled` on PUT). Not with `queue_id` or `scheduled_at`. */
+            reservation_id?: string;
             /** @description Media of this workspace by id, in order; at most 35 (the largest max_media_count of the catalog). On PUT the list replaces the current one. */
             media?: ({
                 /**
@@ -2006,6 +2071,10 @@ export interface components {
             /** @description true makes this the workspace's default queue. */
             is_default?: boolean;
         };
+        QueueUpdateRequest: components["schemas"]["QueueRequest"] & {
+            /** @description true: every post queued after now moves onto the new slot times, in time order. Otherwise queued posts keep their times. */
+            reshuffle?: boolean;
+        };
         QueueSlotItem: {
             /**
              * @description `Y-m-d H:i:s`, UTC.
@@ -2018,6 +2087,31 @@ export interface components {
             post_id: string | null;
             /** Format: uuid */
             reservation_id: string | null;
+        };
+        QueueReservation: {
+            /**
+             * Format: uuid
+             * @description Pass as `reservation_id` when creating or scheduling the post.
+             */
+            id: string;
+            /** Format: uuid */
+            queue_id: string;
+            /**
+             * @description `Y-m-d H:i:s`, UTC.
+             * @example 2026-11-23 09:00:00
+             */
+            at: string;
+            /** @description The slot's wall-clock time in the queue's zone, `Y-m-d H:i:s`. */
+            local: string;
+            /**
+             * @description `Y-m-d H:i:s`, UTC.
+             * @example 2026-11-23 09:00:00
+             */
+            expires_at: string;
+        };
+        QueueReorderRequest: {
+            /** @description Posts holding upcoming slots of this queue, in their new order (at most 100): their slot times, earliest first, go to them in this order. */
+            post_ids: string[];
         };
     };
     responses: never;
@@ -8726,7 +8820,7 @@ export interface operations {
         /** @description JSON body */
         requestBody: {
             content: {
-                "application/json": components["schemas"]["QueueRequest"];
+                "application/json": components["schemas"]["QueueUpdateRequest"];
             };
         };
         responses: {
@@ -8772,6 +8866,16 @@ export interface operations {
             };
             /** @description Not found, or not in the key's workspace. */
             404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The queue filled up while its posts were moved; try again. */
+            409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;
@@ -8993,6 +9097,348 @@ export interface operations {
             };
             /** @description Not found, or not in the key's workspace. */
             404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reserveQueueSlot: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Queue id (UUID), or `default`. */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reservation: its slot and when it expires. */
+            201: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueReservation"];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseQueueReservation: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Queue id (UUID), or `default`. */
+                queue: string;
+                /** @description Reservation id (UUID). */
+                reservation: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done; no body. */
+            204: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description JSON body larger than 1 MiB. */
+            413: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists every problem by dotted field path. */
+            422: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Per-key (per-person) throttle exceeded; see `Retry-After`. */
+            429: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected error (logged with the request id). */
+            500: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reorderQueue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `x-d1-bookmark` of an earlier response: this request then reads a database state at least as new as that one (sees the client's own writes). Without it a read may be served by the nearest D1 read replica. A value that is not a D1 bookmark answers 400. */
+                "x-d1-bookmark"?: components["parameters"]["D1Bookmark"];
+                /** @description Signed in (session cookie) only: the workspace to act in; absent, the person's oldest membership. A workspace the person is not a member of answers 403. Ignored with an API key (its workspace is its own). */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                /** @description Queue id (UUID), or `default`. */
+                queue: string;
+            };
+            cookie?: never;
+        };
+        /** @description JSON body */
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QueueReorderRequest"];
+            };
+        };
+        responses: {
+            /** @description The posts in their new order, each with its slot. */
+            200: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueSlotItem"][];
+                };
+            };
+            /** @description Malformed JSON body. */
+            400: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown, revoked or expired API key, or no live session. */
+            401: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key's scope (or the person's role) does not allow this operation; or, signed in: not a member of the `X-Workspace-Id` workspace, or an unsafe request without a same-origin `Origin`. */
+            403: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found, or not in the key's workspace. */
+            404: {
+                headers: {
+                    "x-d1-bookmark": components["headers"]["D1Bookmark"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another request changed these posts' slots meanwhile; read the slots again. */
+            409: {
                 headers: {
                     "x-d1-bookmark": components["headers"]["D1Bookmark"];
                     [name: string]: unknown;

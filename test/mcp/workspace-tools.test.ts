@@ -72,6 +72,9 @@ describe("MCP tool server: workspace tools", () => {
         "list-queues-tool",
         "list-queue-slots-tool",
         "add-to-queue-tool",
+        "next-free-queue-slot-tool",
+        "reserve-queue-slot-tool",
+        "reorder-queue-tool",
         // Issue 29: a media item's alt text.
         "update-media-tool",
       ].sort(),

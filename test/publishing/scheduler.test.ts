@@ -193,4 +193,37 @@ describe("scheduler", () => {
     expect((await readPost(retry.postId))!.status).toBe("publishing");
     expect((await readPost(done.postId))!.status).toBe("published");
   });
+
+  it("skips the due posts of a paused queue (they stay scheduled) and claims them once it is no longer paused", async () => {
+    const ws = await createTestWorkspace();
+    const a = await seedMastodonAccount(ws);
+    const queueId = crypto.randomUUID();
+    const now = Date.now();
+    await env.DB.prepare(
+      `INSERT INTO queues (id, workspace_id, name, time_zone, slots, social_account_ids, paused, is_default,
+         created_at, updated_at) VALUES (?, ?, 'Paused', 'UTC', '[]', '[]', 1, 1, ?, ?)`,
+    )
+      .bind(queueId, ws.workspaceId, now, now)
+      .run();
+    const seed = (content: string) =>
+      seedPost(ws, {
+        content,
+        status: "scheduled",
+        scheduledAt: now - 5000,
+        rows: [{ accountId: a, platform: "mastodon", contentType: "mastodon_post" }],
+      });
+    const [inQueue, byHand] = [await seed("queued"), await seed("by hand")];
+    await env.DB.prepare("UPDATE posts SET queue_id = ? WHERE id = ?").bind(queueId, inQueue.postId).run();
+
+    expect(await tick()).toEqual([
+      { post_platform_id: byHand.rowIds[0], post_id: byHand.postId, workspace_id: ws.workspaceId },
+    ]);
+    expect((await readPost(inQueue.postId))!.status).toBe("scheduled");
+
+    await env.DB.prepare("UPDATE queues SET paused = 0 WHERE id = ?").bind(queueId).run();
+    expect(await tick()).toEqual([
+      { post_platform_id: inQueue.rowIds[0], post_id: inQueue.postId, workspace_id: ws.workspaceId },
+    ]);
+    expect((await readPost(inQueue.postId))!.status).toBe("publishing");
+  });
 });

@@ -335,3 +335,38 @@ describe("reservations", () => {
     expect((await ws.api("POST", `/api/queues/${crypto.randomUUID()}/reservations`)).status).toBe(404);
   });
 });
+
+describe("under concurrency", () => {
+  it("share next, last and reservations racing on one queue: distinct slots, each post at its slot's time", async () => {
+    const { ws, queueId, accountId } = await setUp();
+    const body = (i: number, position: "last" | "next") => ({
+      content: `Race ${i}`,
+      platforms: [{ social_account_id: accountId, content_type: "x_post" }],
+      queue_id: queueId,
+      queue_position: position,
+    });
+    const results = await Promise.all([
+      ...Array.from({ length: 10 }, (_, i) => ws.api("POST", "/api/posts", body(i, "next"))),
+      ...Array.from({ length: 10 }, (_, i) => ws.api("POST", "/api/posts", body(i, "last"))),
+      ...Array.from({ length: 10 }, () => ws.api("POST", `/api/queues/${queueId}/reservations`)),
+    ]);
+    expect(results.filter((r) => r.status !== 201).map((r) => r.text)).toEqual([]);
+    const listed = await slotList(ws, queueId, 30);
+    expect(listed.every((s) => (s.post_id === null) !== (s.reservation_id === null))).toBe(true);
+    const posts = listed.filter((s) => s.post_id !== null);
+    expect(posts).toHaveLength(20);
+    expect(
+      await timesOf(
+        ws,
+        posts.map((s) => s.post_id!),
+      ),
+    ).toEqual(posts.map((s) => s.at));
+    const reserved = results.slice(20).map((r) => r.body.id as string);
+    expect(
+      listed
+        .filter((s) => s.reservation_id !== null)
+        .map((s) => s.reservation_id)
+        .sort(),
+    ).toEqual([...reserved].sort());
+  });
+});

@@ -306,4 +306,52 @@ describe("queue MCP tools (issue 37)", () => {
     expect(created).toMatchObject({ status: "scheduled", scheduled_at: free[1].at, queue_id: q.body.id });
     await client.close();
   });
+
+  it("next-free-queue-slot-tool, reserve-queue-slot-tool, add-to-queue-tool with reservation_id, reorder-queue-tool", async () => {
+    const ws = await createTestWorkspace();
+    const q = await ws.api(
+      "POST",
+      "/api/queues",
+      queueBody({ time_zone: "UTC", slots: [{ weekday: 2, time: "10:15" }] }),
+    );
+    const account = await ws.api("POST", "/api/social-accounts", {
+      platform: "x",
+      display_name: "X",
+      username: "x_user",
+      credentials: { access_token: "token" },
+    });
+    const platforms = [{ social_account_id: account.body.id, content_type: "x_post" }];
+    const free = (await ws.api("GET", `/api/queues/${q.body.id}/slots?count=3`)).body;
+    const client = await connectMcp(ws.key);
+    expect(await callTool(client, "next-free-queue-slot-tool")).toEqual({ at: free[0].at, local: free[0].local });
+
+    const reservation = await callTool(client, "reserve-queue-slot-tool", { queue_id: q.body.id });
+    expect(reservation).toEqual({
+      id: expect.stringMatching(UUID),
+      queue_id: q.body.id,
+      at: free[0].at,
+      local: free[0].local,
+      expires_at: expect.stringMatching(YMDHIS),
+    });
+    expect(await callTool(client, "next-free-queue-slot-tool")).toEqual({ at: free[1].at, local: free[1].local });
+
+    const later = await callTool(client, "create-post-tool", { content: "Later", platforms, queue_id: "default" });
+    expect(later.scheduled_at).toBe(free[1].at);
+    const draft = await ws.api("POST", "/api/posts", { content: "Reserved", platforms });
+    const added = await callTool(client, "add-to-queue-tool", {
+      post_id: draft.body.id,
+      reservation_id: (reservation as { id: string }).id,
+    });
+    expect(added).toMatchObject({ id: draft.body.id, status: "scheduled", scheduled_at: free[0].at });
+
+    const reordered = await callTool(client, "reorder-queue-tool", { post_ids: [later.id, draft.body.id] });
+    expect(reordered).toEqual({
+      items: [
+        { at: free[0].at, local: free[0].local, post_id: later.id, reservation_id: null },
+        { at: free[1].at, local: free[1].local, post_id: draft.body.id, reservation_id: null },
+      ],
+    });
+    expect((await ws.api("GET", `/api/posts/${later.id}`)).body.scheduled_at).toBe(free[0].at);
+    await client.close();
+  });
 });
