@@ -53,6 +53,7 @@ export const routes: Route[] = [
   { pattern: "/posts/:id", title: "Post", page: lazyPage(() => import("./pages/post-detail")) },
   { pattern: "/compose", title: "Compose", page: composer },
   { pattern: "/compose/:id", title: "Edit post", page: composer },
+  { pattern: "/queues", title: "Queues", page: lazyPage(() => import("./pages/queues")) },
   { pattern: "/accounts", title: "Accounts", page: lazyPage(() => import("./pages/accounts")) },
   { pattern: "/settings", title: "Settings", page: lazyPage(() => import("./pages/settings")) },
 ];

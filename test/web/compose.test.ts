@@ -92,6 +92,13 @@ describe("composer body (the state as PUT /api/posts/{post} takes it)", () => {
     expect(updateBody(state, "draft", rules).status).toBe("draft");
     expect(updateBody(state, "publish", rules).status).toBe("publishing");
     expect(updateBody(state, "schedule", rules).scheduled_at).toBeNull();
+    // Issue 37: "Add to queue" asks for the queue's slot, with no time of its own.
+    const queued = updateBody({ ...state, scheduledAt: "2030-01-01T09:00:00Z" }, "queue", rules, "q1");
+    expect({ status: queued.status, queue_id: queued.queue_id, has_time: "scheduled_at" in queued }).toEqual({
+      status: "scheduled",
+      queue_id: "q1",
+      has_time: false,
+    });
     // "Save changes" on a scheduled post keeps it scheduled.
     expect(updateBody({ ...state, scheduledAt: "2030-01-01T09:00:00Z" }, "save", rules)).toMatchObject({
       status: "scheduled",

@@ -9,6 +9,7 @@ export const NAV: { to: string; label: string; shownTo?: (role: Role) => boolean
   { to: "/calendar", label: "Calendar" },
   { to: "/posts", label: "Posts" },
   { to: "/compose", label: "Compose", shownTo: canEdit },
+  { to: "/queues", label: "Queues" },
   { to: "/accounts", label: "Accounts" },
   { to: "/settings", label: "Settings" },
 ];

@@ -93,9 +93,10 @@ export function metaValues(fields: readonly MetaFieldInfo[], meta: Record<string
 
 /**
  * The button pressed: "draft" saves as (or moves back to) a draft; "schedule" schedules; "save" saves the edits of a
- * scheduled post and keeps it scheduled ("Save changes"); "publish" publishes now.
+ * scheduled post and keeps it scheduled ("Save changes"); "publish" publishes now; "queue" schedules it in a queue's
+ * next free slot ("Add to queue — Tue 09:00", issue 37).
  */
-export type ComposeAction = "draft" | "schedule" | "save" | "publish";
+export type ComposeAction = "draft" | "schedule" | "save" | "publish" | "queue";
 
 /** The status a button's PUT asks for. */
 export const statusOf = (action: ComposeAction) =>
@@ -121,15 +122,18 @@ export function updateBody(
   state: ComposerState,
   action: ComposeAction,
   rules: (platform: string) => NetworkRules,
+  queueId?: string,
 ): UpdatePost {
   return {
     status: statusOf(action),
+    // Added to a queue, the slot gives the time: `scheduled_at` is not sent with `queue_id`.
+    ...(action === "queue" && queueId ? { queue_id: queueId } : {}),
     content: state.content,
     media: state.mediaIds.map((id) => ({ id })),
     label_ids: state.labelIds,
     // No time chosen: null — a draft stays undated (not the API's default of today 09:00 UTC), and scheduling
     // without a time is refused on the "Publish at" field.
-    scheduled_at: state.scheduledAt,
+    ...(action === "queue" && queueId ? {} : { scheduled_at: state.scheduledAt }),
     platforms: state.rows.map((row) => {
       const r = rules(row.platform);
       const fields = metaFieldsFor(r.metaFields, row.contentType);
@@ -163,7 +167,7 @@ export function shownFields(state: ComposerState, rules: (platform: string) => N
     if (r.firstComment) shown.push(`${p}.first_comment`);
     for (const f of metaFieldsFor(r.metaFields, row.contentType)) shown.push(`${p}.meta.${f.name}`);
   });
-  shown.push("label_ids", "scheduled_at", "status");
+  shown.push("label_ids", "scheduled_at", "queue_id", "status");
   return shown;
 }
 

@@ -25,6 +25,7 @@ import type { PageProps } from "../routes";
 import { canEdit } from "../session";
 import { useSession } from "../session-context";
 import { type MediaItem, MediaSection } from "./composer/media";
+import { AddToQueue, useQueueChoice } from "./composer/queue";
 import { CounterText, measure, type PlatformEntry, Preview, RowEditor } from "./composer/row";
 import { imageSize, uploadFile } from "./composer/upload";
 import { LabelChip } from "./settings/labels";
@@ -33,17 +34,22 @@ type Account = Schema<"SocialAccount">;
 type Post = Schema<"Post">;
 type Label = Schema<"Label">;
 type Signature = Schema<"Signature">;
+type Queue = Schema<"Queue">;
 
 interface Loaded {
   accounts: Account[];
   platforms: PlatformEntry[];
   labels: Label[];
   signatures: Signature[];
+  /** Issue 37: the workspace's queues, for "Add to queue". */
+  queues: Queue[];
   post: Post | null;
+  /** The queue the page was opened for (`/compose?queue=<id>`, from the Queue page). */
+  wantedQueue: string | null;
 }
 
 /** Loads what the composer needs; `/compose/<id>` edits that post. */
-export default function ComposePage({ params }: PageProps) {
+export default function ComposePage({ params, location }: PageProps) {
   const { membership } = useSession();
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
@@ -58,15 +64,16 @@ export default function ComposePage({ params }: PageProps) {
     setLoaded(null);
     setFailure(null);
     void (async () => {
-      const [accounts, catalog, labels, signatures, post] = await Promise.all([
+      const [accounts, catalog, labels, signatures, queues, post] = await Promise.all([
         api.GET("/api/social-accounts"),
         api.GET("/api/content-types"),
         api.GET("/api/labels"),
         api.GET("/api/signatures"),
+        api.GET("/api/queues"),
         postId ? api.GET("/api/posts/{post}", { params: { path: { post: postId } } }) : Promise.resolve(null),
       ]);
-      if (!accounts.data || !catalog.data || !labels.data || !signatures.data || (post && !post.data)) {
-        const failed = [accounts, catalog, labels, signatures, post].find((r) => r && !r.data);
+      if (!accounts.data || !catalog.data || !labels.data || !signatures.data || !queues.data || (post && !post.data)) {
+        const failed = [accounts, catalog, labels, signatures, queues, post].find((r) => r && !r.data);
         setFailure(
           post && post.response.status === 404
             ? "This post does not exist (it may have been deleted)."
@@ -79,7 +86,9 @@ export default function ComposePage({ params }: PageProps) {
         platforms: catalog.data.platforms,
         labels: labels.data,
         signatures: signatures.data,
+        queues: queues.data,
         post: post?.data ?? null,
+        wantedQueue: location.query.get("queue"),
       });
     })();
   }, [postId, attempt]);
@@ -142,6 +151,22 @@ function mediaFromPost(m: Post["media"][number]): MediaItem {
   };
 }
 
+/** A new target: the account with its network's default content type and the post's own text. */
+function newRow(account: Account, spec: PlatformEntry | undefined): ComposerRow {
+  return {
+    accountId: account.id,
+    platform: account.platform,
+    rowId: null,
+    enabled: true,
+    contentType: spec?.default_content_type ?? "",
+    ownText: false,
+    content: "",
+    thread: [],
+    firstComment: "",
+    meta: {},
+  };
+}
+
 function rowsFromPost(post: Post, specOf: (p: string) => PlatformEntry | undefined): ComposerRow[] {
   return post.platforms.map((r) => ({
     accountId: r.social_account.id,
@@ -191,7 +216,16 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   const [content, setContent] = useState(data.post?.content ?? "");
   const [media, setMedia] = useState<MediaItem[]>((data.post?.media ?? []).map(mediaFromPost));
   const [labelIds, setLabelIds] = useState<string[]>((data.post?.labels ?? []).map((l) => l.id));
-  const [rows, setRows] = useState<ComposerRow[]>(data.post ? rowsFromPost(data.post, specOf) : []);
+  const queueChoice = useQueueChoice(data.queues, data.wantedQueue);
+  // A new post starts with its queue's targets (issue 37: the queue's social_account_ids), where still usable.
+  const [rows, setRows] = useState<ComposerRow[]>(() =>
+    data.post
+      ? rowsFromPost(data.post, specOf)
+      : (queueChoice.queue?.social_account_ids ?? []).flatMap((id) => {
+          const a = data.accounts.find((x) => x.id === id && x.status === "connected" && x.is_active);
+          return a ? [newRow(a, specOf(a.platform))] : [];
+        }),
+  );
   const [zone, setZone] = useState(preferredTimeZone);
   const [when, setWhen] = useState(() => utcToZoned(data.post?.scheduled_at, preferredTimeZone()) ?? "");
   const [active, setActive] = useState<string>("all");
@@ -229,22 +263,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       if (!on && active === account.id) setActive("all");
       return;
     }
-    const spec = specOf(account.platform);
-    setRows([
-      ...rows,
-      {
-        accountId: account.id,
-        platform: account.platform,
-        rowId: null,
-        enabled: true,
-        contentType: spec?.default_content_type ?? "",
-        ownText: false,
-        content: "",
-        thread: [],
-        firstComment: "",
-        meta: {},
-      },
-    ]);
+    setRows([...rows, newRow(account, specOf(account.platform))]);
   }
 
   // --- media ---
@@ -362,7 +381,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
     }
     // "Publish now" goes out now: the post's time becomes now, so the calendar and the list find it where it went.
     const scheduledAt = action === "publish" ? toApiTime(Date.now()) : state.scheduledAt;
-    const body = updateBody({ ...state, scheduledAt, rows: currentRows }, action, rules);
+    const body = updateBody({ ...state, scheduledAt, rows: currentRows }, action, rules, queueChoice.queue?.id);
     const { data: saved, error } = await api.PUT("/api/posts/{post}", {
       params: { path: { post: current.id } },
       body,
@@ -387,6 +406,10 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       );
     }
     if (created) onCreated(created.id);
+    if (action === "queue") {
+      queueChoice.refresh();
+      setWhen(utcToZoned(saved.scheduled_at, zone) ?? "");
+    }
     setPost(saved);
     setRows(rowsFromPost(saved, specOf));
     setMedia((list) => {
@@ -413,9 +436,11 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       problems,
       message:
         saved.status === "scheduled"
-          ? action === "save"
-            ? `Changes saved. Still scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
-            : `Scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+          ? action === "queue"
+            ? `Added to the queue “${queueChoice.queue?.name}”: goes out ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+            : action === "save"
+              ? `Changes saved. Still scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+              : `Scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
           : moved
             ? `Moved to drafts: it no longer goes out${problems.length > 0 ? ". Before it can be scheduled or published:" : " until it is scheduled again."}`
             : problems.length > 0
@@ -793,6 +818,14 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
               >
                 {phase.kind === "saving" && phase.action === "schedule" ? "Scheduling…" : "Schedule"}
               </button>
+              <AddToQueue
+                queues={data.queues}
+                choice={queueChoice}
+                disabled={busy || uploading || !editable}
+                saving={phase.kind === "saving" && phase.action === "queue"}
+                error={e.queue_id}
+                onAdd={() => void save("queue")}
+              />
             </>
           )}
           <button
