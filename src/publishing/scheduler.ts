@@ -50,7 +50,7 @@ export interface ClaimResult {
  * onto a slot after now). One primary-key lookup per due post that names a queue.
  */
 const notInPausedQueue = sql`(${posts.queueId} IS NULL OR NOT EXISTS
-  (SELECT 1 FROM queues q WHERE q.id = ${posts.queueId} AND q.paused = 1))`;
+  (SELECT 1 FROM queues q WHERE q.id = posts.queue_id AND q.paused = 1))`;
 
 /** Every due post's id, oldest first, in chunks of SCHEDULER_CLAIM_CHUNK. */
 async function dueChunks(ctx: ServiceContext, now: number): Promise<string[][]> {

@@ -244,4 +244,27 @@ describe("add to queue (issue 37)", () => {
     const listed = await roomy(ws, "GET", `/api/queues/${queueId}/slots?count=100`);
     expect(listed.body.every((s: { post_id: string | null }) => s.post_id !== null)).toBe(true);
   });
+
+  it("a queue already holding more posts than the spare candidates still gives the next free slot", async () => {
+    const { ws, queueId, accountId } = await setUp();
+    // 300 held slots (more than the 250 spare), written straight into D1 at the queue's own next 300 times.
+    const times = ((await ws.api("GET", `/api/queues/${queueId}/slots?count=100`)).body as { at: string }[]).map((s) =>
+      Date.parse(`${s.at.replace(" ", "T")}Z`),
+    );
+    const day = 86_400_000;
+    // The daily slots repeat every day: the next 300 times are these three a day, day after day.
+    const perDay = times.slice(0, 3);
+    const held = Array.from({ length: 300 }, (_, i) => perDay[i % 3]! + Math.floor(i / 3) * day);
+    const ws0 = ws.workspaceId;
+    await env.DB.batch(
+      held.map((at) =>
+        env.DB.prepare(
+          "INSERT INTO queue_slots (id, queue_id, workspace_id, at, post_id, expires_at, created_at) VALUES (?, ?, ?, ?, NULL, ?, ?)",
+        ).bind(crypto.randomUUID(), queueId, ws0, at, Date.now() + 600_000, Date.now()),
+      ),
+    );
+    const res = await ws.api("POST", "/api/posts", { ...draftBody(accountId), queue_id: queueId });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.scheduled_at).toBe(new Date(perDay[0]! + 100 * day).toISOString().replace("T", " ").slice(0, 19));
+  });
 });

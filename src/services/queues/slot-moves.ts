@@ -168,7 +168,7 @@ export function resumeMoves(ctx: WorkspaceContext, queueId: string, candidates: 
 /** Step 3: each post holding a slot of the queue after now gets its slot's time (only those that moved change). */
 export function syncQueuedPostTimes(ctx: WorkspaceContext, queueId: string) {
   const now = ctx.now();
-  const slotAt = sql`(SELECT s.at FROM queue_slots s WHERE s.post_id = ${posts.id})`;
+  const slotAt = sql`(SELECT s.at FROM queue_slots s WHERE s.post_id = posts.id)`;
   return ctx.db
     .update(posts)
     .set({ scheduledAt: slotAt, updatedAt: now })

@@ -65,7 +65,9 @@ export const QUEUE_FULL = "The queue has no free slot left in its next candidate
  */
 export function queueChoiceRead(ctx: WorkspaceContext, ask: SlotAsk) {
   const now = ctx.now();
-  const held = sql<number>`(SELECT count(*) FROM queue_slots s WHERE s.queue_id = ${queues.id} AND s.at > ${now})`;
+  // `queues.id` spelled out: drizzle renders `${queues.id}` unqualified in a one-table select, and inside this
+  // subquery a bare "id" would be the slot's own id.
+  const held = sql<number>`(SELECT count(*) FROM queue_slots s WHERE s.queue_id = queues.id AND s.at > ${now})`;
   if (ask.reservation_id !== undefined) {
     // Scalar subqueries, not a join: D1's batch answers rows by column name, and both tables have id and created_at.
     const own = sql`FROM queue_slots r WHERE r.id = ${ask.reservation_id} AND r.workspace_id = ${ctx.workspaceId}`;
