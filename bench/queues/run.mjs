@@ -116,6 +116,13 @@ try {
   );
   const addsWall = performance.now() - t0;
   const bareConcurrent = await concurrent(ADDS, CLIENTS, () => timed(`${bare.base}/`));
+  // The same creates without a queue (drafts): what the slot costs on top of creating the post.
+  const draftBody = (i) =>
+    JSON.stringify({ content: `Draft ${i}`, platforms: [{ social_account_id: account.id, content_type: "x_post" }] });
+  const drafts = await concurrent(ADDS, CLIENTS, (i) =>
+    timed(`${app.base}/api/posts`, { method: "POST", headers: auth, body: draftBody(i) }),
+  );
+  if (drafts.some((r) => r.status !== 201)) throw new Error("a draft create was refused");
   const refused = adds.filter((r) => r.status !== 201);
   if (refused.length) throw new Error(`${refused.length} adds refused: ${refused[0].text}`);
   const times = adds.map((r) => JSON.parse(r.text).scheduled_at);
@@ -139,11 +146,13 @@ try {
   const p = (xs, q) => quantile(xs, q).toFixed(2);
   const addMs = adds.map((r) => r.ms);
   const bareMs = bareConcurrent.map((r) => r.ms);
+  const draftMs = drafts.map((r) => r.ms);
   const ratio = (a, b) => (quantile(a, 0.5) / quantile(b, 0.5)).toFixed(2);
   const table = `| measurement | p50 ms | p90 ms | p50 / bare Worker (same load) |
 |---|---|---|---|
 | bare Worker, ${CLIENTS} concurrent clients × ${ADDS} requests | ${p(bareMs, 0.5)} | ${p(bareMs, 0.9)} | 1.00 |
 | \`POST /api/posts\` with \`queue_id\`, ${CLIENTS} concurrent clients × ${ADDS} | ${p(addMs, 0.5)} | ${p(addMs, 0.9)} | ${ratio(addMs, bareMs)} |
+| \`POST /api/posts\` (a draft, no queue), ${CLIENTS} concurrent clients × ${ADDS}, after the adds | ${p(draftMs, 0.5)} | ${p(draftMs, 0.9)} | ${ratio(draftMs, bareMs)} |
 | bare Worker, sequential | ${p(listing.bare, 0.5)} | ${p(listing.bare, 0.9)} | 1.00 |
 | \`GET /api/queues/{queue}/slots?count=100\`, queue holding ${ADDS} posts, sequential | ${p(listing.app, 0.5)} | ${p(listing.app, 0.9)} | ${ratio(listing.app, listing.bare)} |`;
   const checks = `${ADDS} adds in ${(addsWall / 1000).toFixed(1)} s wall (${(ADDS / (addsWall / 1000)).toFixed(0)} adds/s); all 201; ${distinct} distinct slots; the listing's first 100 slots all held: ${firstHundredHeld}; they are the 100 earliest times given: ${firstListedMatches}.`;
