@@ -5,12 +5,13 @@
  * (spring forward) moves forward by the gap (02:30 → 03:30 in Europe/Paris); a slot in a repeated hour (fall back)
  * is its first occurrence. Two slots that land on the same instant that way count once.
  */
-import { addDays, dayOf, type LocalDate, weekday, zonedParts, zonedToUtc } from "../../../web/lib/calendar";
+import { addDays, dayOf, type LocalDate, offsetAt, weekday, zonedParts, zonedToUtc } from "../../../web/lib/calendar";
 import type { QueueSlot } from "../../db/schema";
 
 export { isTimeZone } from "../../../web/lib/calendar";
 
 const isoWeekday = (d: LocalDate) => weekday(d) || 7;
+const DAY_MS = 86_400_000;
 
 /** The next `count` slot instants strictly after `afterMs`, in order (empty when the queue has no slots). */
 export function upcomingSlotTimes(
@@ -33,8 +34,18 @@ export function upcomingSlotTimes(
   let day = addDays(dayOf(afterMs, timeZone), -1);
   // Every weekday with a slot recurs each week, so `count` slots are found within count weeks (+ the first two days).
   for (let i = 0; i < count * 7 + 9 && out.length < count; i++, day = addDays(day, 1)) {
-    for (const t of byDay.get(isoWeekday(day)) ?? []) {
-      const at = zonedToUtc({ ...day, hour: t.hour, minute: t.minute, second: 0 }, timeZone);
+    const times = byDay.get(isoWeekday(day));
+    if (!times) continue;
+    // One offset for the whole day when it is the same a day before and two days after (no transition near):
+    // then every slot of the day is its wall time minus it, as zonedToUtc would find. Two Intl calls a day
+    // instead of four a slot (a queue of 1,000 posts reads ~1,250 candidates per add; bench/RESULTS.md, "Queues").
+    const midnight = Date.UTC(day.year, day.month - 1, day.day);
+    const before = offsetAt(midnight - DAY_MS, timeZone);
+    const steady = before === offsetAt(midnight + 2 * DAY_MS, timeZone);
+    for (const t of times) {
+      const at = steady
+        ? midnight + (t.hour * 60 + t.minute) * 60_000 - before
+        : zonedToUtc({ ...day, hour: t.hour, minute: t.minute, second: 0 }, timeZone);
       if (at > afterMs && at > (out[out.length - 1] ?? Number.NEGATIVE_INFINITY)) out.push(at);
       if (out.length >= count) break;
     }
