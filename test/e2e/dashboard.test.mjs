@@ -603,7 +603,7 @@ test("issue 35: the post page's Schedule schedules a draft (a past time refused 
   });
 });
 
-test("issue 37: create a queue on the Queue page, add two posts to it from the composer (the button names the slot), see them on the Queue page and drag one onto the other to swap them", {
+test("issue 37: create a queue on the Queue page, add two posts to it from the composer (the button names the slot), see them on the Queue page and drag one onto the other to swap them; a paused queue's post says why it waits", {
   skip: SKIP,
   timeout: 90_000,
 }, async () => {
@@ -675,6 +675,10 @@ test("issue 37: create a queue on the Queue page, add two posts to it from the c
       .getByText(/is paused: its posts stay scheduled/)
       .waitFor();
     assert.equal((await dash.api("GET", `/api/queues/${queue.id}`)).body.paused, true);
+    // The post says why it waits.
+    await open(page, `/posts/${ids[0]}`, "Post");
+    await page.getByText(/^Waiting: the queue “Weekdays” is paused/).waitFor();
+    await open(page, "/queues", "Queues");
     await page.getByRole("button", { name: "Resume queue" }).click();
     await page
       .getByRole("status")

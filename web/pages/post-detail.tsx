@@ -5,6 +5,7 @@ import { api } from "../api";
 import { LabelChip } from "../components/label-chip";
 import { MetricsChart } from "../components/metrics-chart";
 import { NetworkIcon, networkName } from "../components/network";
+import { QueueNote } from "../components/queue-note";
 import { ErrorState, Loading } from "../components/states";
 import { StatusBadge, statusLabel } from "../components/status";
 import { useTimeZone } from "../components/time-zone-pref";
@@ -228,6 +229,7 @@ export default function PostDetailPage({ params }: PageProps) {
               : `Scheduled for ${formatApiTime(post.scheduled_at, timeZone)}`}{" "}
           <span class="muted small">({timeZone})</span>
         </p>
+        {post.status === "scheduled" && post.queue_id && <QueueNote queueId={post.queue_id} />}
         {post.labels.length > 0 && (
           <p>
             {post.labels.map((l) => (
