@@ -1,6 +1,7 @@
 // Starts a `wrangler dev` instance on loopback for a benchmark and stops it afterwards.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -69,4 +70,26 @@ export async function startWorker(opts) {
       await new Promise((r) => (child.exitCode !== null ? r() : child.on("exit", r)));
     },
   };
+}
+
+/** A free TCP port on loopback. */
+export function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** The bare-Worker floor (bench/bare-worker): a constant response, and `/d1` for one `SELECT 1`. */
+export async function startBareWorker(env) {
+  return startWorker({
+    port: await freePort(),
+    config: path.join(ROOT, "bench/bare-worker/wrangler.jsonc"),
+    persistTo: mkdtempSync(path.join(tmpdir(), "bench-bare-")),
+    healthPath: "/",
+    env,
+  });
 }

@@ -4,11 +4,10 @@
 // Run: npm run bench -- posts   (or node bench/posts/run.mjs). Loopback only.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { machine, quantile, today, writeSection } from "../lib/results.mjs";
-import { freshState, ROOT, startWorker } from "../lib/worker.mjs";
+import { freePort, freshState, ROOT, startBareWorker, startWorker } from "../lib/worker.mjs";
 
 const ADMIN = "bench-admin-token";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -32,16 +31,6 @@ const PLATFORMS = [
 const ENV = { CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 // As bench/http: local span store off for both workers (it costs every D1 call a write that Cloudflare does not).
 const WORKER_ENV = { X_LOCAL_OBSERVABILITY: "false" };
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 const uuid = (n, kind) => `${n.toString(16).padStart(8, "0")}-${kind}-4000-8000-${n.toString(16).padStart(12, "0")}`;
 
@@ -127,13 +116,7 @@ const seeded = spawnSync(
 );
 if (seeded.status !== 0) throw new Error(`seed failed: ${seeded.stderr}\n${seeded.stdout}`);
 app = await startWorker({ port: appPort, persistTo: state, vars, env: WORKER_ENV });
-const bare = await startWorker({
-  port: await freePort(),
-  config: path.join(ROOT, "bench/bare-worker/wrangler.jsonc"),
-  persistTo: mkdtempSync(path.join(tmpdir(), "bench-bare-")),
-  healthPath: "/",
-  env: WORKER_ENV,
-});
+const bare = await startBareWorker(WORKER_ENV);
 
 try {
   const json = (key, body) => ({

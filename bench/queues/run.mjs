@@ -4,12 +4,9 @@
 //    slots distinct (and the queue's first 1,000), p50/p90 against the bare Worker under the same 32 clients;
 // 2. `GET /api/queues/{queue}/slots?count=100` on that queue (1,000 posts), sequential, against the bare Worker.
 // Run: npm run bench -- queues   (or node bench/queues/run.mjs). Loopback only.
-import { mkdtempSync } from "node:fs";
-import { createServer } from "node:http";
-import os, { tmpdir } from "node:os";
-import path from "node:path";
+import os from "node:os";
 import { machine, quantile, today, writeSection } from "../lib/results.mjs";
-import { freshState, ROOT, startWorker } from "../lib/worker.mjs";
+import { freePort, freshState, startBareWorker, startWorker } from "../lib/worker.mjs";
 
 const ADMIN = "bench-admin-token";
 const ADDS = Number(process.env.BENCH_QUEUE_ADDS ?? 1000);
@@ -17,16 +14,6 @@ const CLIENTS = Number(process.env.BENCH_QUEUE_CLIENTS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 20);
 const WORKER_ENV = { X_LOCAL_OBSERVABILITY: "false" };
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function timed(url, init) {
   const t0 = performance.now();
@@ -66,13 +53,7 @@ const vars = {
   APP_ENV: "development",
 };
 const app = await startWorker({ port: await freePort(), persistTo: freshState(), vars, env: WORKER_ENV });
-const bare = await startWorker({
-  port: await freePort(),
-  config: path.join(ROOT, "bench/bare-worker/wrangler.jsonc"),
-  persistTo: mkdtempSync(path.join(tmpdir(), "bench-bare-")),
-  healthPath: "/",
-  env: WORKER_ENV,
-});
+const bare = await startBareWorker(WORKER_ENV);
 
 try {
   const boot = await (

@@ -259,6 +259,23 @@ describe("queue slot holders (issue 37)", () => {
   });
 });
 
+/** A workspace with one UTC queue (Tuesdays 10:15) and an X account; `platforms` targets the account. */
+async function queueWithAccount() {
+  const ws = await createTestWorkspace();
+  const q = await ws.api(
+    "POST",
+    "/api/queues",
+    queueBody({ time_zone: "UTC", slots: [{ weekday: 2, time: "10:15" }] }),
+  );
+  const account = await ws.api("POST", "/api/social-accounts", {
+    platform: "x",
+    display_name: "X",
+    username: "x_user",
+    credentials: { access_token: "token" },
+  });
+  return { ws, q, platforms: [{ social_account_id: account.body.id as string, content_type: "x_post" }] };
+}
+
 describe("queue MCP tools (issue 37)", () => {
   it("list-queues-tool and list-queue-slots-tool answer what REST answers", async () => {
     const ws = await createTestWorkspace();
@@ -277,19 +294,7 @@ describe("queue MCP tools (issue 37)", () => {
   });
 
   it("add-to-queue-tool schedules a post in the next free slot, as PUT with queue_id does; create-post-tool queues too", async () => {
-    const ws = await createTestWorkspace();
-    const q = await ws.api(
-      "POST",
-      "/api/queues",
-      queueBody({ time_zone: "UTC", slots: [{ weekday: 2, time: "10:15" }] }),
-    );
-    const account = await ws.api("POST", "/api/social-accounts", {
-      platform: "x",
-      display_name: "X",
-      username: "x_user",
-      credentials: { access_token: "token" },
-    });
-    const platforms = [{ social_account_id: account.body.id, content_type: "x_post" }];
+    const { ws, q, platforms } = await queueWithAccount();
     const draft = await ws.api("POST", "/api/posts", { content: "From an agent", platforms });
     const free = (await ws.api("GET", `/api/queues/${q.body.id}/slots?count=2`)).body;
     const client = await connectMcp(ws.key);
@@ -308,19 +313,7 @@ describe("queue MCP tools (issue 37)", () => {
   });
 
   it("next-free-queue-slot-tool, reserve-queue-slot-tool, add-to-queue-tool with reservation_id, reorder-queue-tool", async () => {
-    const ws = await createTestWorkspace();
-    const q = await ws.api(
-      "POST",
-      "/api/queues",
-      queueBody({ time_zone: "UTC", slots: [{ weekday: 2, time: "10:15" }] }),
-    );
-    const account = await ws.api("POST", "/api/social-accounts", {
-      platform: "x",
-      display_name: "X",
-      username: "x_user",
-      credentials: { access_token: "token" },
-    });
-    const platforms = [{ social_account_id: account.body.id, content_type: "x_post" }];
+    const { ws, q, platforms } = await queueWithAccount();
     const free = (await ws.api("GET", `/api/queues/${q.body.id}/slots?count=3`)).body;
     const client = await connectMcp(ws.key);
     expect(await callTool(client, "next-free-queue-slot-tool")).toEqual({ at: free[0].at, local: free[0].local });
