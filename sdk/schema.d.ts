@@ -1644,7 +1644,7 @@ export interface components {
              */
             scheduled_at?: string | null;
             /**
-             * @description A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). Not with `scheduled_at`. Up to 64 characters.
+             * @description A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). With `scheduled_at`, exactly that slot: it must be one of the queue's upcoming slot times and free (422 otherwise). Up to 64 characters.
              * @example default
              */
             queue_id?: string;
@@ -1688,7 +1688,7 @@ export interface components {
              */
             scheduled_at?: string | null;
             /**
-             * @description A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). Not with `scheduled_at`. Up to 64 characters.
+             * @description A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). With `scheduled_at`, exactly that slot: it must be one of the queue's upcoming slot times and free (422 otherwise). Up to 64 characters.
              * @example default
              */
             queue_id?: string;

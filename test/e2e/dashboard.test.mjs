@@ -603,7 +603,7 @@ test("issue 35: the post page's Schedule schedules a draft (a past time refused 
   });
 });
 
-test("issue 37: create a queue on the Queue page, add two posts to it from the composer (the button names the slot), see them on the Queue page and drag one onto the other to swap them; a paused queue's post says why it waits", {
+test("issue 37: create a queue on the Queue page, add two posts to it from the composer (the button names the slot), see them on the Queue page and drag one onto the other to swap them; a paused queue's post says why it waits; a free slot of the week view opens the composer for that slot", {
   skip: SKIP,
   timeout: 90_000,
 }, async () => {
@@ -685,6 +685,24 @@ test("issue 37: create a queue on the Queue page, add two posts to it from the c
       .getByText(/is running again/)
       .waitFor();
     assert.equal((await dash.api("GET", `/api/queues/${queue.id}`)).body.paused, false);
+
+    // The week view shows the queue's free slots; one opens the composer for exactly that slot.
+    const [third] = (await dash.api("GET", `/api/queues/${queue.id}/slots?count=3`)).body.slice(2);
+    assert.equal(third.post_id, null);
+    const [date, time] = third.at.split(" ");
+    await open(page, `/calendar?view=week&date=${date}`, "Calendar");
+    const cell = page.getByTestId(`cell-${date}@${Number(time.slice(0, 2))}`);
+    await cell.getByRole("link", { name: /^Free slot .* in Weekdays/ }).click();
+    await page.getByRole("heading", { level: 1, name: "Compose" }).waitFor();
+    await page.getByRole("checkbox", { name: /^Demo on Bluesky/ }).check();
+    await page.getByLabel("Text for all networks").fill("Into the free slot: salad 🥗");
+    await page.getByRole("button", { name: `Add to queue — ${short(third.local)}` }).click();
+    await page
+      .getByRole("status")
+      .getByText(/^Added to the queue “Weekdays”: goes out /)
+      .waitFor();
+    const slotted = await get(new URL(page.url()).pathname.split("/").pop());
+    assert.deepEqual([slotted.status, slotted.queue_id, slotted.scheduled_at], ["scheduled", queue.id, third.at]);
   });
 });
 

@@ -140,7 +140,7 @@ describe("add to queue (issue 37)", () => {
       [{ queue_id: queueId }, "The queue id field is only accepted with status scheduled."],
       [{ status: "draft", queue_id: queueId }, "The queue id field is only accepted with status scheduled."],
       [
-        { status: "scheduled", queue_id: queueId, scheduled_at: "2099-01-01 10:00:00" },
+        { status: "scheduled", queue_id: queueId, scheduled_at: null },
         "The queue id field prohibits scheduled at from being present.",
       ],
       [{ status: "scheduled", queue_id: other.queueId }, "The selected queue id is invalid."],
@@ -163,9 +163,14 @@ describe("add to queue (issue 37)", () => {
       queue_id: queueId,
       scheduled_at: "2099-01-01 10:00:00",
     });
+    // With scheduled_at, queue_id takes exactly that slot: a time that is not one of the queue's is refused.
     expect({ status: created.status, errors: created.body.errors }).toEqual({
       status: 422,
-      errors: { queue_id: ["The queue id field prohibits scheduled at from being present."] },
+      errors: {
+        scheduled_at: [
+          "The scheduled at field must be one of the queue's upcoming slot times when queue id is present.",
+        ],
+      },
     });
     // Nothing moved: the post is still an unqueued draft.
     expect((await ws.api("GET", `/api/posts/${post}`)).body).toMatchObject({ status: "draft", queue_id: null });
@@ -266,5 +271,48 @@ describe("add to queue (issue 37)", () => {
     const res = await ws.api("POST", "/api/posts", { ...draftBody(accountId), queue_id: queueId });
     expect(res.status, res.text).toBe(201);
     expect(res.body.scheduled_at).toBe(new Date(perDay[0]! + 100 * day).toISOString().replace("T", " ").slice(0, 19));
+  });
+
+  it("queue_id with scheduled_at takes exactly that slot (the calendar's free slot); a taken one is refused", async () => {
+    const { ws, queueId, accountId } = await setUp();
+    const free = await slots(ws, queueId, 4);
+    const third = await ws.api("POST", "/api/posts", {
+      ...draftBody(accountId, "Third slot"),
+      queue_id: queueId,
+      scheduled_at: free[2]!.at,
+    });
+    expect(third.status, third.text).toBe(201);
+    expect(third.body).toMatchObject({ status: "scheduled", scheduled_at: free[2]!.at, queue_id: queueId });
+    expect((await slots(ws, queueId, 4)).map((s) => s.post_id)).toEqual([null, null, third.body.id, null]);
+    // The next plain add still takes the first free slot.
+    const first = await ws.api("POST", "/api/posts", { ...draftBody(accountId), queue_id: queueId });
+    expect(first.body.scheduled_at).toBe(free[0]!.at);
+
+    const post = await draft(ws, accountId);
+    const taken = await ws.api("PUT", `/api/posts/${post}`, {
+      status: "scheduled",
+      queue_id: queueId,
+      scheduled_at: free[2]!.at,
+    });
+    expect({ status: taken.status, errors: taken.body.errors }).toEqual({
+      status: 422,
+      errors: { scheduled_at: ["That slot of the queue is already taken; pick another one."] },
+    });
+    expect((await ws.api("GET", `/api/posts/${post}`)).body).toMatchObject({ status: "draft", queue_id: null });
+    const ok = await ws.api("PUT", `/api/posts/${post}`, {
+      status: "scheduled",
+      queue_id: queueId,
+      scheduled_at: free[3]!.at,
+    });
+    expect(ok.body).toMatchObject({ status: "scheduled", scheduled_at: free[3]!.at, queue_id: queueId });
+    const next = await ws.api("PUT", `/api/posts/${post}`, {
+      status: "scheduled",
+      queue_id: queueId,
+      queue_position: "next",
+      scheduled_at: free[1]!.at,
+    });
+    expect(next.body.errors).toEqual({
+      queue_position: ["The queue position field prohibits scheduled at from being present."],
+    });
   });
 });

@@ -99,6 +99,12 @@ describe("composer body (the state as PUT /api/posts/{post} takes it)", () => {
       queue_id: "q1",
       has_time: false,
     });
+    // The calendar's free slot: that exact slot, as scheduled_at beside queue_id.
+    expect(updateBody(state, "queue", rules, "q1", "2030-01-07 09:00:00")).toMatchObject({
+      status: "scheduled",
+      queue_id: "q1",
+      scheduled_at: "2030-01-07 09:00:00",
+    });
     // "Save changes" on a scheduled post keeps it scheduled.
     expect(updateBody({ ...state, scheduledAt: "2030-01-01T09:00:00Z" }, "save", rules)).toMatchObject({
       status: "scheduled",

@@ -123,6 +123,8 @@ export function updateBody(
   action: ComposeAction,
   rules: (platform: string) => NetworkRules,
   queueId?: string,
+  /** With "queue": exactly this slot of the queue (`Y-m-d H:i:s` UTC, the calendar's free slot). */
+  slotAt?: string | null,
 ): UpdatePost {
   return {
     status: statusOf(action),
@@ -133,7 +135,7 @@ export function updateBody(
     label_ids: state.labelIds,
     // No time chosen: null — a draft stays undated (not the API's default of today 09:00 UTC), and scheduling
     // without a time is refused on the "Publish at" field.
-    ...(action === "queue" && queueId ? {} : { scheduled_at: state.scheduledAt }),
+    ...(action === "queue" && queueId ? (slotAt ? { scheduled_at: slotAt } : {}) : { scheduled_at: state.scheduledAt }),
     platforms: state.rows.map((row) => {
       const r = rules(row.platform);
       const fields = metaFieldsFor(r.metaFields, row.contentType);

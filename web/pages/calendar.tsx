@@ -29,6 +29,7 @@ import { Link, navigate } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";
 import { useSession } from "../session-context";
+import { FreeSlotLinks, useFreeSlots } from "./calendar-free-slots";
 
 type View = "month" | "week";
 const STATUSES = ["draft", "scheduled", "publishing", "published", "partially_published", "failed"] as const;
@@ -81,6 +82,8 @@ export default function CalendarPage({ location }: PageProps) {
     [view, anchor.year, anchor.month, view === "week" ? anchor.day : 0],
   );
   const range = daysRange(weeks.flat(), timeZone);
+  // Issue 37: the default queue's empty slots in the week view, for editors.
+  const freeSlots = useFreeSlots(editable && view === "week", range, timeZone);
 
   const [posts, setPosts] = useState<Post[] | null>(null);
   const [complete, setComplete] = useState(true);
@@ -255,6 +258,7 @@ export default function CalendarPage({ location }: PageProps) {
   }
 
   function cellOf(day: LocalDate, cell: string, list: Post[], target: (ms: number) => number) {
+    const free = view === "week" ? freeSlots.get(cell) : undefined;
     const outside = view === "month" && day.month !== anchor.month;
     return (
       <td
@@ -270,6 +274,7 @@ export default function CalendarPage({ location }: PageProps) {
         )}
         <span class="day-label visually-hidden">{formatDay(day)}</span>
         {list.length > 0 && <ul class="chips">{list.map(chip)}</ul>}
+        <FreeSlotLinks slots={free} timeZone={timeZone} />
         {dropError?.cell === cell && (
           <p class="drop-error" role="alert">
             {dropError.message}

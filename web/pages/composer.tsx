@@ -46,6 +46,8 @@ interface Loaded {
   post: Post | null;
   /** The queue the page was opened for (`/compose?queue=<id>`, from the Queue page). */
   wantedQueue: string | null;
+  /** The exact slot it was opened for (`&slot=<Y-m-d H:i:s>`, a free slot of the calendar's week view). */
+  wantedSlot: string | null;
 }
 
 /** Loads what the composer needs; `/compose/<id>` edits that post. */
@@ -89,6 +91,7 @@ export default function ComposePage({ params, location }: PageProps) {
         queues: queues.data,
         post: post?.data ?? null,
         wantedQueue: location.query.get("queue"),
+        wantedSlot: location.query.get("slot"),
       });
     })();
   }, [postId, attempt]);
@@ -216,7 +219,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   const [content, setContent] = useState(data.post?.content ?? "");
   const [media, setMedia] = useState<MediaItem[]>((data.post?.media ?? []).map(mediaFromPost));
   const [labelIds, setLabelIds] = useState<string[]>((data.post?.labels ?? []).map((l) => l.id));
-  const queueChoice = useQueueChoice(data.queues, data.wantedQueue);
+  const queueChoice = useQueueChoice(data.queues, data.wantedQueue, data.wantedSlot);
   // A new post starts with its queue's targets (issue 37: the queue's social_account_ids), where still usable.
   const [rows, setRows] = useState<ComposerRow[]>(() =>
     data.post
@@ -381,7 +384,13 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
     }
     // "Publish now" goes out now: the post's time becomes now, so the calendar and the list find it where it went.
     const scheduledAt = action === "publish" ? toApiTime(Date.now()) : state.scheduledAt;
-    const body = updateBody({ ...state, scheduledAt, rows: currentRows }, action, rules, queueChoice.queue?.id);
+    const body = updateBody(
+      { ...state, scheduledAt, rows: currentRows },
+      action,
+      rules,
+      queueChoice.queue?.id,
+      queueChoice.exactAt,
+    );
     const { data: saved, error } = await api.PUT("/api/posts/{post}", {
       params: { path: { post: current.id } },
       body,

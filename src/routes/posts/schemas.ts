@@ -42,7 +42,7 @@ const contentField = boundedText().nullable().optional().openapi({
 /** Issue 37: add to queue (docs/queues.md). */
 const queueIdField = z.string().min(1).max(64).optional().openapi({
   description:
-    "A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). Not with `scheduled_at`. Up to 64 characters.",
+    "A queue of this workspace, or `default`: the post takes the queue's next free slot after now (with `status: scheduled` on PUT; on POST the post is created `scheduled`). With `scheduled_at`, exactly that slot: it must be one of the queue's upcoming slot times and free (422 otherwise). Up to 64 characters.",
   example: "default",
 });
 

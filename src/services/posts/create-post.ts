@@ -133,7 +133,7 @@ export async function checkCreatePost(
   const queued =
     queue === undefined
       ? checkQueueChoice(bag, null, input, { scheduledAtSent: false, now })
-      : checkQueued(bag, input, queue, { accounts, texts, mediaRows, refs, now });
+      : checkQueued(bag, input, queue, { accounts, texts, mediaRows, refs, now, scheduledAt });
   return { scheduledAt, accounts, texts, labelRows, mediaRows, refs, queued };
 }
 
@@ -145,10 +145,14 @@ function checkQueued(
   bag: ErrorBag,
   input: CreatePostDraft,
   queue: QueueChoice | null,
-  plan: Pick<CreatePlan, "accounts" | "texts" | "mediaRows" | "refs"> & { now: number },
+  plan: Pick<CreatePlan, "accounts" | "texts" | "mediaRows" | "refs" | "scheduledAt"> & { now: number },
 ): CreatePlan["queued"] {
   const scheduledAtSent = input.scheduled_at !== undefined;
-  const queued = checkQueueChoice(bag, queue, input, { scheduledAtSent, now: plan.now });
+  const queued = checkQueueChoice(bag, queue, input, {
+    scheduledAtSent,
+    scheduledAt: plan.scheduledAt,
+    now: plan.now,
+  });
   if (!queued && (scheduledAtSent || !queue)) return null;
   const rows: ScheduleRuleRow[] = plan.accounts.flatMap((account, i) =>
     account

@@ -432,13 +432,20 @@ export function checkUpdatePost(
  * Issue 37: `queue_id` goes with `status: "scheduled"` and without `scheduled_at`, and names a queue of this
  * workspace that has posting times; the slot times the post may take, or null (errors in `bag`).
  */
+/** `scheduled_at` as a time (undefined when absent or malformed: its own check reports that). */
+const parseUserTime = (value: string | null | undefined) => parseScheduledAt(new ErrorBag(), value);
+
 function checkQueue(bag: ErrorBag, state: PostState, input: UpdatePostDraft, now: number): UpdatePlan["queued"] {
   if (asksForSlot(input) && input.status !== "scheduled") {
     if (input.queue_id !== undefined) bag.add("queue_id", QUEUE_ID_NEEDS_SCHEDULED);
     if (input.reservation_id !== undefined) bag.add("reservation_id", RESERVATION_NEEDS_SCHEDULED);
     return null;
   }
-  return checkQueueChoice(bag, state.queue, input, { scheduledAtSent: input.scheduled_at !== undefined, now });
+  return checkQueueChoice(bag, state.queue, input, {
+    scheduledAtSent: input.scheduled_at !== undefined,
+    scheduledAt: parseUserTime(input.scheduled_at),
+    now,
+  });
 }
 
 /**

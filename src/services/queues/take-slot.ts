@@ -41,7 +41,7 @@ export interface QueueChoice {
 export interface SlotTake {
   queueId: string;
   candidates: number[];
-  mode: { kind: "last" } | { kind: "next" } | { kind: "reservation"; reservationId: string };
+  mode: { kind: "last" } | { kind: "next" } | { kind: "at" } | { kind: "reservation"; reservationId: string };
 }
 
 /** The candidates beyond the held slots: up to this many concurrent adds to one queue each find a free one. */
@@ -57,6 +57,10 @@ export const QUEUE_POSITION_NEEDS_QUEUE = "The queue position field requires que
 export const RESERVATION_INVALID = "The selected reservation id is invalid, used or expired.";
 export const RESERVATION_PASSED = "The reserved slot's time has passed; reserve another slot.";
 export const QUEUE_HAS_NO_SLOTS = "The queue has no posting times; add slots to it first.";
+export const NOT_A_SLOT_TIME =
+  "The scheduled at field must be one of the queue's upcoming slot times when queue id is present.";
+export const SLOT_TAKEN = "That slot of the queue is already taken; pick another one.";
+export const QUEUE_POSITION_WITH_SCHEDULED_AT = "The queue position field prohibits scheduled at from being present.";
 export const QUEUE_FULL = "The queue has no free slot left in its next candidates; try again.";
 
 /**
@@ -131,7 +135,7 @@ export function checkQueueChoice(
   bag: ErrorBag,
   choice: QueueChoice | null,
   ask: SlotAsk,
-  opts: { scheduledAtSent: boolean; now: number },
+  opts: { scheduledAtSent: boolean; now: number; scheduledAt?: number | null | undefined },
 ): SlotTake | null {
   if (ask.reservation_id !== undefined) {
     if (opts.scheduledAtSent) bag.add("reservation_id", RESERVATION_WITH_SCHEDULED_AT);
@@ -149,8 +153,8 @@ export function checkQueueChoice(
     if (ask.queue_position !== undefined) bag.add("queue_position", QUEUE_POSITION_NEEDS_QUEUE);
     return null;
   }
-  if (opts.scheduledAtSent) bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
-  else if (!choice) bag.add("queue_id", QUEUE_ID_INVALID);
+  if (opts.scheduledAtSent) return checkExactSlot(bag, choice, ask, opts);
+  if (!choice) bag.add("queue_id", QUEUE_ID_INVALID);
   else {
     const candidates = slotCandidates(choice, opts.now);
     if (candidates.length > 0)
@@ -161,14 +165,34 @@ export function checkQueueChoice(
 }
 
 /**
+ * `queue_id` with `scheduled_at`: exactly that slot (the calendar's free slot), when the time is one of the queue's
+ * upcoming slot times; whether it is still free is decided in the write batch (422 `SLOT_TAKEN` if not).
+ */
+function checkExactSlot(
+  bag: ErrorBag,
+  choice: QueueChoice | null,
+  ask: SlotAsk,
+  opts: { now: number; scheduledAt?: number | null | undefined },
+): SlotTake | null {
+  const at = opts.scheduledAt;
+  if (at === undefined) return null; // malformed: scheduled_at has its own error
+  if (at === null) bag.add("queue_id", QUEUE_ID_WITH_SCHEDULED_AT);
+  else if (!choice) bag.add("queue_id", QUEUE_ID_INVALID);
+  else if (ask.queue_position !== undefined) bag.add("queue_position", QUEUE_POSITION_WITH_SCHEDULED_AT);
+  else if (!slotCandidates(choice, opts.now).includes(at)) bag.add("scheduled_at", NOT_A_SLOT_TIME);
+  else return { queueId: choice.queue.id, candidates: [at], mode: { kind: "at" } };
+  return null;
+}
+
+/**
  * A write batch that failed on a slot guard of `takeSlotStatements` (`json()` of a non-JSON string): 422 naming what
  * was lost meanwhile — the reservation, or every candidate of the queue; any other error is rethrown.
  */
 export function slotGuardFailure(err: unknown, take: SlotTake): unknown {
   if (!/malformed JSON/i.test(String(err))) return err;
-  return take.mode.kind === "reservation"
-    ? validationError({ reservation_id: [RESERVATION_INVALID] })
-    : validationError({ queue_id: [QUEUE_FULL] });
+  if (take.mode.kind === "reservation") return validationError({ reservation_id: [RESERVATION_INVALID] });
+  if (take.mode.kind === "at") return validationError({ scheduled_at: [SLOT_TAKEN] });
+  return validationError({ queue_id: [QUEUE_FULL] });
 }
 
 /** The slot times a post added now may take, earliest first (empty when the queue has no slots). */

@@ -12,27 +12,40 @@ type Slot = Schema<"QueueSlotItem">;
  * the slot it would take now — the first of the queue's next 100 that nobody holds. The slot is what the button
  * names; the API picks the slot itself when the post is saved, so a slot taken meanwhile only moves it later.
  */
-export function useQueueChoice(queues: readonly Queue[], wanted: string | null) {
+export function useQueueChoice(queues: readonly Queue[], wanted: string | null, wantedSlot: string | null = null) {
   const initial = queues.find((q) => q.id === wanted) ?? queues.find((q) => q.is_default) ?? queues[0];
   const [queueId, setQueueId] = useState(initial?.id ?? null);
   const [slot, setSlot] = useState<Slot | null | undefined>(undefined);
+  // The calendar's free slot (`?slot=`): this exact slot while it is still free, until the post is added.
+  const [pinned, setPinned] = useState<string | null>(wanted && initial?.id === wanted ? wantedSlot : null);
   const queue = queues.find((q) => q.id === queueId) ?? null;
-  const refresh = () => setSlot(undefined);
+  const refresh = () => {
+    setPinned(null);
+    setSlot(undefined);
+  };
   useEffect(() => {
     if (!queueId || slot !== undefined) return;
     let live = true;
     void api
       .GET("/api/queues/{queue}/slots", { params: { path: { queue: queueId }, query: { count: 100 } } })
-      .then(({ data }) => live && setSlot(data ? (firstFree(data) ?? null) : null));
+      .then(({ data }) => {
+        if (!live) return;
+        const exact = pinned ? firstFree((data ?? []).filter((s) => s.at === pinned)) : undefined;
+        if (pinned && !exact) setPinned(null);
+        setSlot(data ? (exact ?? firstFree(data) ?? null) : null);
+      });
     return () => {
       live = false;
     };
-  }, [queueId, slot]);
+  }, [queueId, slot, pinned]);
   return {
     queue,
     slot,
+    /** The exact slot to ask for (`scheduled_at` with `queue_id`), when the page was opened for one. */
+    exactAt: pinned && slot?.at === pinned ? pinned : null,
     choose(id: string) {
       setQueueId(id);
+      setPinned(null);
       setSlot(undefined);
     },
     refresh,
