@@ -4,7 +4,8 @@ import { api } from "../api";
 import { NetworkIcon } from "../components/network";
 import { EmptyState, ErrorState, Loading } from "../components/states";
 import { StatusBadge, statusLabel } from "../components/status";
-import { timeZones, useTimeZone } from "../components/time-zone-pref";
+import { TimeZoneOptions } from "../components/time-zone-options";
+import { useTimeZone } from "../components/time-zone-pref";
 import {
   addDays,
   addMonths,
@@ -324,11 +325,7 @@ export default function CalendarPage({ location }: PageProps) {
             value={timeZone}
             onChange={(e) => setTimeZone((e.currentTarget as HTMLSelectElement).value)}
           >
-            {timeZones(timeZone).map((z) => (
-              <option key={z} value={z}>
-                {z}
-              </option>
-            ))}
+            <TimeZoneOptions current={timeZone} />
           </select>
         </div>
         <div>

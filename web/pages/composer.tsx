@@ -5,7 +5,8 @@ import { api } from "../api";
 import { Field, FormErrors } from "../components/form";
 import { networkName } from "../components/network";
 import { ErrorState, Loading } from "../components/states";
-import { preferredTimeZone, setPreferredTimeZone, timeZones } from "../components/time-zone-pref";
+import { TimeZoneOptions } from "../components/time-zone-options";
+import { preferredTimeZone, setPreferredTimeZone } from "../components/time-zone-pref";
 import { toApiTime } from "../lib/calendar";
 import {
   type ComposeAction,
@@ -782,11 +783,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
                     if (utc) setWhen(utcToZoned(utc, z) ?? when);
                   }}
                 >
-                  {timeZones(zone).map((z) => (
-                    <option key={z} value={z}>
-                      {z}
-                    </option>
-                  ))}
+                  <TimeZoneOptions current={zone} />
                 </select>
               )}
             </Field>

@@ -2,7 +2,8 @@ import { useState } from "preact/hooks";
 import type { Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { Field, FormErrors, inputValue, useFormErrors } from "../../components/form";
-import { browserTimeZone, timeZones } from "../../components/time-zone-pref";
+import { TimeZoneOptions } from "../../components/time-zone-options";
+import { browserTimeZone } from "../../components/time-zone-pref";
 import { gridSlots, slotGrid, WEEKDAY_NAMES } from "../../lib/queue-slots";
 
 type Queue = Schema<"Queue">;
@@ -104,11 +105,7 @@ export function QueueSettingsForm({
         <Field path={`${prefix}time_zone`} label="Time zone" error={e[`${prefix}time_zone`]}>
           {(a) => (
             <select {...a} value={zone} disabled={!canWrite} onChange={(ev) => setZone(inputValue(ev))}>
-              {timeZones(zone).map((z) => (
-                <option key={z} value={z}>
-                  {z}
-                </option>
-              ))}
+              <TimeZoneOptions current={zone} />
             </select>
           )}
         </Field>
