@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { firstFree } from "../../web/lib/queue-slots";
 import { ReorderRequest } from "../routes/queues/schemas";
 import { updatePost } from "../services/posts/update-post";
 import { listQueueSlots, listQueues, QUEUE_SLOTS_LIST_MAX } from "../services/queues/queues";
@@ -51,7 +52,7 @@ export const queueTools = [
       const slots = await listQueueSlots(ctx, (queue_id as string | undefined) ?? "default", {
         count: QUEUE_SLOTS_LIST_MAX,
       });
-      const free = slots.find((s) => s.post_id === null && s.reservation_id === null);
+      const free = firstFree(slots);
       return free ? { at: free.at, local: free.local } : null;
     },
   }),

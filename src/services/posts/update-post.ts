@@ -275,7 +275,7 @@ export function checkUpdatePost(
 
   // scalar fields
   const scheduledAt = parseScheduledAt(bag, input.scheduled_at);
-  const queued = checkQueue(bag, state, input, now);
+  const queued = checkQueue(bag, state, input, { now, scheduledAt });
   const nextScheduledAt = queued
     ? queued.candidates[0]!
     : input.scheduled_at === undefined
@@ -429,23 +429,22 @@ export function checkUpdatePost(
 }
 
 /**
- * Issue 37: `queue_id` goes with `status: "scheduled"` and without `scheduled_at`, and names a queue of this
- * workspace that has posting times; the slot times the post may take, or null (errors in `bag`).
+ * Issue 37: `queue_id` or `reservation_id` go with `status: "scheduled"`; the rest is `checkQueueChoice`'s (a queue
+ * of this workspace with posting times, exactly one of its slot times with `scheduled_at`, or a live reservation).
+ * The slot the post takes, or null (errors in `bag`). `scheduledAt`: `scheduled_at` as parsed by the caller.
  */
-/** `scheduled_at` as a time (undefined when absent or malformed: its own check reports that). */
-const parseUserTime = (value: string | null | undefined) => parseScheduledAt(new ErrorBag(), value);
-
-function checkQueue(bag: ErrorBag, state: PostState, input: UpdatePostDraft, now: number): UpdatePlan["queued"] {
+function checkQueue(
+  bag: ErrorBag,
+  state: PostState,
+  input: UpdatePostDraft,
+  opts: { now: number; scheduledAt: number | null | undefined },
+): UpdatePlan["queued"] {
   if (asksForSlot(input) && input.status !== "scheduled") {
     if (input.queue_id !== undefined) bag.add("queue_id", QUEUE_ID_NEEDS_SCHEDULED);
     if (input.reservation_id !== undefined) bag.add("reservation_id", RESERVATION_NEEDS_SCHEDULED);
     return null;
   }
-  return checkQueueChoice(bag, state.queue, input, {
-    scheduledAtSent: input.scheduled_at !== undefined,
-    scheduledAt: parseUserTime(input.scheduled_at),
-    now,
-  });
+  return checkQueueChoice(bag, state.queue, input, { ...opts, scheduledAtSent: input.scheduled_at !== undefined });
 }
 
 /**

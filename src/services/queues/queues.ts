@@ -4,7 +4,7 @@ import { posts, type QueueSlot, queueSlots, queues, socialAccounts } from "../..
 import { conflict, ErrorBag, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { formatYmdHis } from "../../lib/time";
-import { reshuffleMoves, resumeMoves } from "./slot-moves";
+import { isGuardFailure, reshuffleMoves, resumeMoves } from "./slot-moves";
 import { localYmdHis, upcomingSlotTimes } from "./slot-times";
 import { SLOT_CANDIDATES_SPARE } from "./take-slot";
 
@@ -215,7 +215,7 @@ export async function updateQueue(ctx: WorkspaceContext, id: string, input: Queu
       ...moves,
     ])
     .catch((err: unknown) => {
-      throw /malformed JSON/i.test(String(err)) ? conflict(QUEUE_FILLED) : err;
+      throw isGuardFailure(err) ? conflict(QUEUE_FILLED) : err;
     });
   return presentQueue(next);
 }

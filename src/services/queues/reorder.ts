@@ -8,7 +8,7 @@ import { queueSlots } from "../../db/schema";
 import { conflict, ErrorBag } from "../../lib/errors";
 import { formatYmdHis } from "../../lib/time";
 import { findQueue, type SlotResource } from "./queues";
-import { reorderMoves } from "./slot-moves";
+import { isGuardFailure, reorderMoves } from "./slot-moves";
 import { localYmdHis } from "./slot-times";
 
 /** Posts one reorder may name (docs/limits.md). */
@@ -46,7 +46,7 @@ export async function reorderQueue(
   bag.throwIfAny();
   const [first, ...rest] = reorderMoves(ctx, queue.id, postIds);
   await ctx.db.batch([first!, ...rest]).catch((err: unknown) => {
-    throw /malformed JSON/i.test(String(err)) ? conflict(QUEUE_CHANGED) : err;
+    throw isGuardFailure(err) ? conflict(QUEUE_CHANGED) : err;
   });
   const times = held.map((h) => h.at).sort((a, b) => a - b);
   return postIds.map((postId, i) => ({

@@ -13,7 +13,14 @@ import { formatYmdHis } from "../../lib/time";
 import { findQueue } from "./queues";
 import { dropExpiredReservations } from "./slot-moves";
 import { localYmdHis } from "./slot-times";
-import { QUEUE_FULL, QUEUE_HAS_NO_SLOTS, queueChoiceOf, queueChoiceRead, slotCandidates } from "./take-slot";
+import {
+  insertFirstFree,
+  QUEUE_FULL,
+  QUEUE_HAS_NO_SLOTS,
+  queueChoiceOf,
+  queueChoiceRead,
+  slotCandidates,
+} from "./take-slot";
 
 /** How long a reservation holds its slot. */
 export const RESERVATION_TTL_MS = 15 * 60_000;
@@ -41,16 +48,12 @@ export async function reserveSlot(ctx: WorkspaceContext, idOrDefault: string): P
   const live = sql`(SELECT count(*) FROM queue_slots WHERE queue_id = ${queue.id} AND post_id IS NULL)`;
   const [, taken] = await ctx.db.batch([
     dropExpiredReservations(ctx, queue.id),
-    ctx.db
-      .insert(queueSlots)
-      .select(
-        sql`SELECT ${id}, ${queue.id}, ${ctx.workspaceId}, c.value, NULL, ${expiresAt}, ${now}
-          FROM json_each(${JSON.stringify(candidates)}) c
-          WHERE NOT EXISTS (SELECT 1 FROM queue_slots s WHERE s.queue_id = ${queue.id} AND s.at = c.value)
-            AND ${live} < ${RESERVATIONS_PER_QUEUE_MAX}
-          ORDER BY c.key LIMIT 1`,
-      )
-      .returning({ at: queueSlots.at }),
+    insertFirstFree(ctx, {
+      queueId: queue.id,
+      candidates,
+      holder: { reservationId: id, expiresAt },
+      onlyIf: sql`${live} < ${RESERVATIONS_PER_QUEUE_MAX}`,
+    }),
   ]);
   const at = taken[0]?.at;
   if (at === undefined) {

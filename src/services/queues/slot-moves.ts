@@ -37,6 +37,9 @@ export function failWhen(ctx: WorkspaceContext, condition: SQL, what: string): S
   return ctx.db.select({ ok: sql`CASE WHEN ${condition} THEN json(${what}) ELSE 1 END` }).from(sql`(SELECT 1)`);
 }
 
+/** Whether a batch failed on a `failWhen` guard (nothing was written) rather than on anything else. */
+export const isGuardFailure = (err: unknown) => /malformed JSON/i.test(String(err));
+
 const postRowsOf = (queueId: string) => and(eq(queueSlots.queueId, queueId), isNotNull(queueSlots.postId));
 
 /** Step 2: the marked rows take their new times. */

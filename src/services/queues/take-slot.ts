@@ -5,13 +5,13 @@
  * candidates are computed here from the queue's weekly slots: as many as the queue holds after now, plus a spare
  * that concurrent requests, all having read the same count, share (docs/queues.md, "Adding a post").
  */
-import { and, eq, gt, isNull, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
 import { posts, queueSlots, queues } from "../../db/schema";
 import { type ErrorBag, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
-import { dropExpiredReservations, failWhen, shareNextMoves, syncQueuedPostTimes } from "./slot-moves";
+import { dropExpiredReservations, failWhen, isGuardFailure, shareNextMoves, syncQueuedPostTimes } from "./slot-moves";
 import { upcomingSlotTimes } from "./slot-times";
 
 type QueueRow = typeof queues.$inferSelect;
@@ -189,7 +189,7 @@ function checkExactSlot(
  * was lost meanwhile — the reservation, or every candidate of the queue; any other error is rethrown.
  */
 export function slotGuardFailure(err: unknown, take: SlotTake): unknown {
-  if (!/malformed JSON/i.test(String(err))) return err;
+  if (!isGuardFailure(err)) return err;
   if (take.mode.kind === "reservation") return validationError({ reservation_id: [RESERVATION_INVALID] });
   if (take.mode.kind === "at") return validationError({ scheduled_at: [SLOT_TAKEN] });
   return validationError({ queue_id: [QUEUE_FULL] });
@@ -240,15 +240,7 @@ export function takeSlotStatements(
   } else {
     before.push(dropExpiredReservations(ctx, queueId));
     if (mode.kind === "next") before.push(...shareNextMoves(ctx, queueId, candidates));
-    taking = ctx.db
-      .insert(queueSlots)
-      .select(
-        sql`SELECT ${newId()}, ${queueId}, ${ctx.workspaceId}, c.value, ${postId}, NULL, ${now}
-          FROM json_each(${JSON.stringify(candidates)}) c
-          WHERE NOT EXISTS (SELECT 1 FROM queue_slots s WHERE s.queue_id = ${queueId} AND s.at = c.value)
-          ORDER BY c.key LIMIT 1`,
-      )
-      .returning({ at: queueSlots.at });
+    taking = insertFirstFree(ctx, { queueId, candidates, holder: { postId } });
   }
   const statements: BatchItem<"sqlite">[] = [
     ...before,
@@ -261,6 +253,35 @@ export function takeSlotStatements(
     ...(mode.kind === "next" ? [syncQueuedPostTimes(ctx, queueId)] : []),
   ];
   return { statements, takenIndex: before.length };
+}
+
+/**
+ * The one statement that takes a queue's first free candidate (`RETURNING id, at`; no row when none was free): for
+ * a post (`postId`) or as a reservation (`expiresAt`, with `onlyIf` its cap). Choosing and writing are one step, and
+ * the UNIQUE index on (queue_id, at) refuses a second holder whatever races.
+ */
+export function insertFirstFree(
+  ctx: WorkspaceContext,
+  take: {
+    queueId: string;
+    candidates: number[];
+    holder: { postId: string } | { reservationId: string; expiresAt: number };
+    onlyIf?: SQL;
+  },
+) {
+  const { queueId, candidates, holder } = take;
+  const [id, postId, expiresAt] =
+    "postId" in holder ? [newId(), holder.postId, null] : [holder.reservationId, null, holder.expiresAt];
+  return ctx.db
+    .insert(queueSlots)
+    .select(
+      sql`SELECT ${id}, ${queueId}, ${ctx.workspaceId}, c.value, ${postId}, ${expiresAt}, ${ctx.now()}
+        FROM json_each(${JSON.stringify(candidates)}) c
+        WHERE NOT EXISTS (SELECT 1 FROM queue_slots s WHERE s.queue_id = ${queueId} AND s.at = c.value)
+          ${take.onlyIf ? sql`AND ${take.onlyIf}` : sql``}
+        ORDER BY c.key LIMIT 1`,
+    )
+    .returning({ id: queueSlots.id, at: queueSlots.at });
 }
 
 /** Frees the slot a post holds (back to draft, published now, moved by hand): the slot is free for the next post. */

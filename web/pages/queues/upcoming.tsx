@@ -2,7 +2,9 @@ import { useEffect, useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { ErrorState, Loading } from "../../components/states";
+import { parseApiTime, toApiTime } from "../../lib/calendar";
 import { excerpt } from "../../lib/format";
+import { fetchAllPosts } from "../../lib/post-pages";
 import { slotLong, swapOrder } from "../../lib/queue-slots";
 import { Link } from "../../router";
 
@@ -18,26 +20,11 @@ interface Loaded {
   posts: Map<string, Post>;
 }
 
-/** The scheduled posts between the first and last slot shown (the list's pages of 15). */
+/** The scheduled posts from the first slot shown to the last (a bare `Y-m-d H:i:s` is UTC to the API). */
 async function postsBetween(from: string, to: string): Promise<Map<string, Post> | string> {
-  const found = new Map<string, Post>();
-  const until = new Date(Date.parse(`${to.replace(" ", "T")}Z`) + 1000).toISOString();
-  for (let page = 1; page <= 10; page++) {
-    const { data, error } = await api.GET("/api/posts", {
-      params: {
-        query: {
-          status: "scheduled",
-          scheduled_from: `${from.replace(" ", "T")}Z`,
-          scheduled_to: until,
-          page: `${page}`,
-        },
-      },
-    });
-    if (!data) return errorMessage(error, "The queued posts could not be loaded.");
-    for (const p of data.data) found.set(p.id, p);
-    if (page >= data.meta.last_page) break;
-  }
-  return found;
+  const until = toApiTime((parseApiTime(to) ?? 0) + 1000);
+  const result = await fetchAllPosts({ status: "scheduled", scheduled_from: from, scheduled_to: until });
+  return result.ok ? new Map(result.posts.map((p) => [p.id, p])) : result.message;
 }
 
 /**
