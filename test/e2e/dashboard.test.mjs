@@ -668,6 +668,30 @@ test("issue 37: create a queue on the Queue page, add two posts to it from the c
     assert.deepEqual([(await get(ids[0])).scheduled_at, (await get(ids[1])).scheduled_at], [free[1].at, free[0].at]);
     await slots.nth(0).getByRole("link", { name: "Second in line: bread 🥖" }).waitFor();
 
+    // Share next puts the first post back at the front; Move up on the other swaps them again.
+    await page.getByRole("button", { name: "Share next “First in line: soup 🍲”" }).click();
+    await page
+      .getByRole("status")
+      .getByText(/^“First in line: soup 🍲” goes out next/)
+      .waitFor();
+    assert.deepEqual([(await get(ids[0])).scheduled_at, (await get(ids[1])).scheduled_at], [free[0].at, free[1].at]);
+    await slots.nth(1).getByRole("link", { name: "Second in line: bread 🥖" }).waitFor();
+    await page.getByRole("button", { name: "Move up “Second in line: bread 🥖”" }).click();
+    await page
+      .getByRole("status")
+      .getByText(/^Swapped: “Second in line: bread 🥖” now goes out /)
+      .waitFor();
+    assert.deepEqual([(await get(ids[0])).scheduled_at, (await get(ids[1])).scheduled_at], [free[1].at, free[0].at]);
+
+    // Posting times saved without "move queued posts": the queue has one slot less, the posts keep their times.
+    await page.getByRole("checkbox", { name: "Monday 17:00" }).uncheck();
+    await page.getByRole("button", { name: "Save posting times" }).click();
+    await page.getByRole("status").getByText("Saved 20 posting times. Queued posts keep their times.").waitFor();
+    const saved = (await dash.api("GET", `/api/queues/${queue.id}`)).body;
+    assert.equal(saved.slots.length, 20);
+    assert.ok(!saved.slots.some((s) => s.weekday === 1 && s.time === "17:00"));
+    assert.deepEqual([(await get(ids[0])).scheduled_at, (await get(ids[1])).scheduled_at], [free[1].at, free[0].at]);
+
     // Pause and resume say what the API did.
     await page.getByRole("button", { name: "Pause queue" }).click();
     await page
