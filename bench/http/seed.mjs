@@ -1,19 +1,10 @@
 import { readFileSync } from "node:fs";
+import { BENCH_ADMIN, BENCH_VARS } from "../lib/worker.mjs";
 
 // The API worker's bench configuration and seed data (15+ posts × 3 platforms, 2 labels, 2 media), shared by
 // run.mjs and profile.mjs.
-const ADMIN = "bench-admin-token";
-export const VARS = {
-  ADMIN_TOKEN: ADMIN,
-  TOKEN_ENCRYPTION_KEY: "bench-token-encryption-key",
-  UPLOAD_SIGNING_KEY: "bench-upload-signing-key",
-  API_RATE_LIMIT_PER_MINUTE: "100000000",
-  API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000000",
-  // Request logs off during the runs: wrangler dev's console pipe would dominate the latencies.
-  LOG_LEVEL: "warn",
-  APP_ENV: "development",
-  MEDIA_URL: "http://127.0.0.1:8790/media",
-};
+const ADMIN = BENCH_ADMIN;
+export const VARS = { ...BENCH_VARS, MEDIA_URL: "http://127.0.0.1:8790/media" };
 
 // A small valid baseline JPEG (the upload refuses cut-off or too-short image data).
 const JPEG = readFileSync(new URL("../../test/media/fixtures/jpeg/baseline.jpg", import.meta.url));

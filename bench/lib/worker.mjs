@@ -6,6 +6,23 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
+/** The bearer token of the benchmarks' admin bootstrap (`BENCH_VARS.ADMIN_TOKEN`). */
+export const BENCH_ADMIN = "bench-admin-token";
+
+/**
+ * The API worker's bench configuration: throttles out of the way (the benchmarks measure the routes, not the
+ * limits), request logs off (wrangler dev's console pipe would dominate the latencies).
+ */
+export const BENCH_VARS = {
+  ADMIN_TOKEN: BENCH_ADMIN,
+  TOKEN_ENCRYPTION_KEY: "bench-token-encryption-key",
+  UPLOAD_SIGNING_KEY: "bench-upload-signing-key",
+  API_RATE_LIMIT_PER_MINUTE: "100000000",
+  API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000000",
+  LOG_LEVEL: "warn",
+  APP_ENV: "development",
+};
+
 const ENV = { ...process.env, CLOUDFLARE_CF_FETCH_ENABLED: "false", WRANGLER_SEND_METRICS: "false", CI: "true" };
 
 /** Fresh local state with the D1 migrations applied. */

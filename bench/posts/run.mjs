@@ -7,9 +7,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { machine, quantile, today, writeSection } from "../lib/results.mjs";
-import { freePort, freshState, ROOT, startBareWorker, startWorker } from "../lib/worker.mjs";
+import { BENCH_ADMIN, BENCH_VARS, freePort, freshState, ROOT, startBareWorker, startWorker } from "../lib/worker.mjs";
 
-const ADMIN = "bench-admin-token";
+const ADMIN = BENCH_ADMIN;
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const PER_ROUND = Number(process.env.BENCH_PER_ROUND ?? 20);
 const POSTS = Number(process.env.BENCH_POSTS ?? 10_000);
@@ -92,15 +92,7 @@ const loadAtStart = (await import("node:os"))
   .join(" ");
 const state = freshState();
 const appPort = await freePort();
-const vars = {
-  ADMIN_TOKEN: ADMIN,
-  TOKEN_ENCRYPTION_KEY: "bench-token-encryption-key",
-  UPLOAD_SIGNING_KEY: "bench-upload-signing-key",
-  API_RATE_LIMIT_PER_MINUTE: "100000000",
-  API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000000",
-  LOG_LEVEL: "warn",
-  APP_ENV: "development",
-};
+const vars = BENCH_VARS;
 let app = await startWorker({ port: appPort, persistTo: state, vars, env: WORKER_ENV });
 const writer = await bootstrap(app.base, "Writer");
 const reader = await bootstrap(app.base, "Reader (10,000 posts)");

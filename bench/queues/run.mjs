@@ -6,9 +6,9 @@
 // Run: npm run bench -- queues   (or node bench/queues/run.mjs). Loopback only.
 import os from "node:os";
 import { machine, quantile, today, writeSection } from "../lib/results.mjs";
-import { freePort, freshState, startBareWorker, startWorker } from "../lib/worker.mjs";
+import { BENCH_ADMIN, BENCH_VARS, freePort, freshState, startBareWorker, startWorker } from "../lib/worker.mjs";
 
-const ADMIN = "bench-admin-token";
+const ADMIN = BENCH_ADMIN;
 const ADDS = Number(process.env.BENCH_QUEUE_ADDS ?? 1000);
 const CLIENTS = Number(process.env.BENCH_QUEUE_CLIENTS ?? 32);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -43,15 +43,7 @@ const loadNow = () =>
     .map((l) => l.toFixed(2))
     .join(" ");
 const loadAtStart = loadNow();
-const vars = {
-  ADMIN_TOKEN: ADMIN,
-  TOKEN_ENCRYPTION_KEY: "bench-token-encryption-key",
-  UPLOAD_SIGNING_KEY: "bench-upload-signing-key",
-  API_RATE_LIMIT_PER_MINUTE: "100000000",
-  API_WORKSPACE_RATE_LIMIT_PER_MINUTE: "100000000",
-  LOG_LEVEL: "warn",
-  APP_ENV: "development",
-};
+const vars = BENCH_VARS;
 const app = await startWorker({ port: await freePort(), persistTo: freshState(), vars, env: WORKER_ENV });
 const bare = await startBareWorker(WORKER_ENV);
 
