@@ -1509,6 +1509,25 @@ export interface components {
             published_at: string | null;
             /** @description Issue 37: the queue whose slot the post holds (added with `queue_id`, docs/queues.md); null when scheduled by hand or not scheduled. */
             queue_id: string | null;
+            /** @description Issue 37: the post's series rule (docs/queues.md, "Repeating posts"); null when it does not repeat. */
+            repeat: {
+                every: number;
+                /** @enum {string} */
+                unit: "day" | "week" | "month";
+                /**
+                 * @description `Y-m-d H:i:s`, UTC.
+                 * @example 2026-11-23 09:00:00
+                 */
+                until: string | null;
+                count: number | null;
+                variations: string[] | null;
+                time_zone: string;
+            } | null;
+            /**
+             * Format: uuid
+             * @description Issue 37: the series' first post (a repeat's later occurrence) or the published post an evergreen queue copied; null for an original.
+             */
+            repeat_of: string | null;
             platforms: components["schemas"]["PostPlatform"][];
             labels: components["schemas"]["Label"][];
             /**
@@ -1655,6 +1674,7 @@ export interface components {
             queue_position?: "last" | "next";
             /** @description A live reservation of this workspace (`POST /api/queues/{queue}/reservations`): the post takes exactly its slot, once (with `status: scheduled` on PUT). Not with `queue_id` or `scheduled_at`. */
             reservation_id?: string;
+            repeat?: components["schemas"]["RepeatRequest"];
             /** @description Labels of this workspace, at most 50. On PUT the list replaces the current one. */
             label_ids?: string[];
         };
@@ -1669,6 +1689,24 @@ export interface components {
                 [key: string]: unknown;
             })[];
         };
+        /** @description Issue 37: the post repeats. When an occurrence settles, the next is created as its own scheduled post (`repeat_of` names the first). null removes the rule (on PUT). */
+        RepeatRequest: {
+            /** @description 1–365: the step between two occurrences, in `unit`s. */
+            every: number;
+            /** @enum {string} */
+            unit: "day" | "week" | "month";
+            /** @description No occurrence after this time (read like `scheduled_at`). Stored and shown in UTC. */
+            until?: string | null;
+            /** @description Occurrences in all, the first included; at most 100. */
+            count?: number | null;
+            /** @description 2–20 texts (each at most 10000 characters) the occurrences after the first use in turn, in place of `content`. */
+            variations?: string[] | null;
+            /**
+             * @description IANA zone whose wall clock the series keeps (default `UTC`).
+             * @example Europe/Paris
+             */
+            time_zone?: string | null;
+        } | null;
         UpdatePostRequest: {
             /**
              * @description `scheduled` checks every enabled platform's rules; `publishing` hands the enabled rows to the publish queue.
@@ -1699,6 +1737,7 @@ export interface components {
             queue_position?: "last" | "next";
             /** @description A live reservation of this workspace (`POST /api/queues/{queue}/reservations`): the post takes exactly its slot, once (with `status: scheduled` on PUT). Not with `queue_id` or `scheduled_at`. */
             reservation_id?: string;
+            repeat?: components["schemas"]["RepeatRequest"];
             /** @description Media of this workspace by id, in order; at most 35 (the largest max_media_count of the catalog). On PUT the list replaces the current one. */
             media?: ({
                 /**
@@ -1762,7 +1801,7 @@ export interface components {
             max_content_length: number;
             media_count: number;
             max_media_count: number;
-            /** @description Why the row would fail at publish time; empty when it would publish. */
+            /** @description Why the row would fail at publish time; empty when it would publish. For a repeating post on X or LinkedIn without variations (or with a row text of its own) also that the later occurrences repeat the text, which the network refuses (issue 37). */
             problems: string[];
             /** @description Issue 20: each thread item measured like the row; absent when the row has none. */
             thread?: {
@@ -2035,6 +2074,9 @@ export interface components {
             social_account_ids: string[];
             paused: boolean;
             is_default: boolean;
+            /** Format: uuid */
+            evergreen_label_id: string | null;
+            evergreen_min_days: number;
             /**
              * @description `Y-m-d H:i:s`, UTC.
              * @example 2026-11-23 09:00:00
@@ -2070,6 +2112,13 @@ export interface components {
             paused?: boolean;
             /** @description true makes this the workspace's default queue. */
             is_default?: boolean;
+            /**
+             * Format: uuid
+             * @description Issue 37, evergreen: a label of this workspace. A slot still empty 24 hours ahead is filled with a copy of that label's published post whose last copy is oldest (docs/queues.md). null turns it off; absent on PUT keeps it.
+             */
+            evergreen_label_id?: string | null;
+            /** @description 7–365: days at least between two copies of one post (default 30); absent on PUT keeps it. */
+            evergreen_min_days?: number;
         };
         QueueUpdateRequest: components["schemas"]["QueueRequest"] & {
             /** @description true: every post queued after now moves onto the new slot times, in time order. Otherwise queued posts keep their times. */

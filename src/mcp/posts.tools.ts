@@ -80,6 +80,9 @@ export const postTools = [
       reservation_id: create.reservation_id.describe(
         "A live reservation from reserve-queue-slot-tool: the post is created scheduled in exactly that slot.",
       ),
+      repeat: create.repeat.describe(
+        'Repeats the post: {every: 1-365, unit: "day"|"week"|"month", until?, count? (1-100, the first included), variations? (2-20 texts used in turn after the first), time_zone? (IANA, default UTC)}. Each later occurrence is its own post (repeat_of names the first), created when the previous one settles.',
+      ),
       label_ids: create.label_ids.describe("Label ids of this workspace."),
     },
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
@@ -109,6 +112,9 @@ export const postTools = [
       ),
       reservation_id: update.reservation_id.describe(
         "With status scheduled: exactly the slot of this live reservation (reserve-queue-slot-tool), once.",
+      ),
+      repeat: update.repeat.describe(
+        "Replaces the post's repeat rule (as in create-post-tool); null stops the series after this occurrence.",
       ),
       media: update.media.describe("Replaces the media list: [{id}] of this workspace's media."),
       label_ids: update.label_ids.describe("Replaces the labels."),

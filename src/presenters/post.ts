@@ -3,6 +3,7 @@ import type { FollowUpResult, labels, media, postPlatforms, posts, socialAccount
 import { mediaPublicUrl } from "../lib/media-url";
 import { formatYmdHis } from "../lib/time";
 import { webLink } from "../lib/web-link";
+import { presentRepeat, type StoredRepeat } from "../services/posts/repeat-rule";
 import { presentLabel } from "./resources";
 
 /** Wire shape of a Post (api.md "Post", "PostPlatform", "Media"; decisions §6, §8). */
@@ -15,6 +16,8 @@ export const POST_FIELDS = [
   "scheduledAt",
   "publishedAt",
   "queueId",
+  "repeat",
+  "repeatOf",
   "createdAt",
   "updatedAt",
 ] as const;
@@ -182,6 +185,8 @@ export function presentPost(ctx: { config: Pick<Config, "MEDIA_URL">; origin: st
     scheduled_at: formatYmdHis(post.scheduledAt),
     published_at: formatYmdHis(post.publishedAt),
     queue_id: post.queueId,
+    repeat: presentRepeat(post.repeat as StoredRepeat | null),
+    repeat_of: post.repeatOf,
     platforms: input.platforms.map((p) => presentPostPlatform(p.row, p.account, ctx, p.itemMedia)),
     labels: input.labels.map(presentLabel),
     created_at: formatYmdHis(post.createdAt),

@@ -227,6 +227,8 @@ describe("a post to the maximum number of accounts, over all twelve families", (
       scheduled_at: expect.stringMatching(YMDHIS),
       published_at: expect.stringMatching(YMDHIS),
       queue_id: null,
+      repeat: null,
+      repeat_of: null,
       platforms: accounts.map((a, i) => ({
         id: accountRows[i].id,
         platform: a.family,

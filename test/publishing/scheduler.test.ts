@@ -226,4 +226,49 @@ describe("scheduler", () => {
     ]);
     expect((await readPost(inQueue.postId))!.status).toBe("publishing");
   });
+
+  it("issue 37: the cron continues a settled repeating post and fills an evergreen queue's empty slot", async () => {
+    const ws = await createTestWorkspace();
+    const a = await seedMastodonAccount(ws);
+    const now = Date.now();
+    const rows = [{ accountId: a, platform: "mastodon", contentType: "mastodon_post" }];
+    const weekly = await seedPost(ws, { content: "weekly", status: "published", scheduledAt: now - 60_000, rows });
+    await env.DB.prepare("UPDATE posts SET repeat = ?, published_at = ? WHERE id = ?")
+      .bind(JSON.stringify({ every: 1, unit: "week", time_zone: "UTC" }), now, weekly.postId)
+      .run();
+    const evergreen = await seedPost(ws, {
+      content: "evergreen",
+      status: "published",
+      scheduledAt: now - 40 * 86_400_000,
+      rows,
+    });
+    const labelId = crypto.randomUUID();
+    const hour = (new Date(now).getUTCHours() + 2) % 24;
+    const slots = JSON.stringify(
+      [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, time: `${String(hour).padStart(2, "0")}:00` })),
+    );
+    await env.DB.batch([
+      env.DB.prepare("UPDATE posts SET published_at = scheduled_at WHERE id = ?").bind(evergreen.postId),
+      env.DB.prepare(
+        "INSERT INTO labels (id, workspace_id, name, color, created_at, updated_at) VALUES (?, ?, 'Evergreen', '#112233', ?, ?)",
+      ).bind(labelId, ws.workspaceId, now, now),
+      env.DB.prepare("INSERT INTO post_labels (post_id, label_id) VALUES (?, ?)").bind(evergreen.postId, labelId),
+      env.DB.prepare(
+        `INSERT INTO queues (id, workspace_id, name, time_zone, slots, social_account_ids, paused, is_default,
+           evergreen_label_id, evergreen_min_days, created_at, updated_at) VALUES (?, ?, 'Evergreen', 'UTC', ?, '[]', 0, 1, ?, 30, ?, ?)`,
+      ).bind(crypto.randomUUID(), ws.workspaceId, slots, labelId, now, now),
+    ]);
+
+    await tick();
+    const copies = await env.DB.prepare(
+      "SELECT content, status, scheduled_at - ? AS after_first, repeat_of FROM posts WHERE repeat_of IN (?, ?) ORDER BY content DESC",
+    )
+      .bind(now - 60_000, weekly.postId, evergreen.postId)
+      .all();
+    expect(copies.results.map((r) => [r.content, r.status, r.repeat_of])).toEqual([
+      ["weekly", "scheduled", weekly.postId],
+      ["evergreen", "scheduled", evergreen.postId],
+    ]);
+    expect(copies.results[0]!.after_first).toBe(7 * 86_400_000);
+  });
 });

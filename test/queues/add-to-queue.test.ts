@@ -67,6 +67,8 @@ describe("add to queue (issue 37)", () => {
       scheduled_at: free[0]!.at,
       published_at: null,
       queue_id: queueId,
+      repeat: null,
+      repeat_of: null,
       platforms: [expect.objectContaining({ status: "pending", enabled: true, platform: "x" })],
       labels: [],
       created_at: expect.stringMatching(YMDHIS),

@@ -41,6 +41,8 @@ describe("queues (issue 37)", () => {
       social_account_ids: [],
       paused: false,
       is_default: true,
+      evergreen_label_id: null,
+      evergreen_min_days: 30,
       created_at: expect.stringMatching(YMDHIS),
       updated_at: expect.stringMatching(YMDHIS),
     });

@@ -43,6 +43,8 @@ const fullPost = (o: {
   scheduled_at: expect.stringMatching(YMDHIS),
   published_at: null,
   queue_id: null,
+  repeat: null,
+  repeat_of: null,
   platforms: o.accounts.map((a) => pendingPlatform(a)),
   labels: (o.labels ?? []).map(seededLabel),
   created_at: expect.stringMatching(YMDHIS),

@@ -86,6 +86,8 @@ describe("POST /api/posts", () => {
       scheduled_at: ymdHis(Math.floor(when / 1000) * 1000),
       published_at: null,
       queue_id: null,
+      repeat: null,
+      repeat_of: null,
       platforms: [
         expectedPlatform(p.platforms[0].id, x, "x_post"),
         expectedPlatform(p.platforms[1].id, li, "linkedin_page_post"),

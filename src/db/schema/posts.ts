@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { labels } from "./labels";
 import { media } from "./media";
 import { socialAccounts } from "./social-accounts";
@@ -14,6 +15,20 @@ export interface ThreadItem {
 }
 
 /** What publishing one follow-up (thread item or first comment) came to. */
+/** Issue 37 (docs/queues.md, "Repeating posts"): a post's series rule, as the API takes and shows it. */
+export interface RepeatRule {
+  every: number;
+  unit: "day" | "week" | "month";
+  /** UTC `Y-m-d H:i:s`: no occurrence after it. */
+  until?: string;
+  /** Occurrences in all, the first included. */
+  count?: number;
+  /** Texts the occurrences after the first use in turn. */
+  variations?: string[];
+  /** IANA zone whose wall clock the series keeps (a 09:00 post stays at 09:00 across DST). */
+  time_zone: string;
+}
+
 export interface FollowUpResult {
   status: "published" | "failed";
   platform_post_id: string | null;
@@ -37,6 +52,14 @@ export const posts = sqliteTable(
     publishedAt: integer("published_at"),
     /** Issue 37: the queue whose slot this post holds (its queue_slots row); null when scheduled by hand. */
     queueId: text("queue_id"),
+    /** Issue 37: the series rule (null: the post does not repeat). Presented. */
+    repeat: text("repeat", { mode: "json" }).$type<RepeatRule>(),
+    /** Issue 37: the series' first post, or the published post an evergreen fill copied; null for an original. */
+    repeatOf: text("repeat_of"),
+    /** Issue 37: the occurrence's number in its series or among its original's copies (0: the first). */
+    repeatIndex: integer("repeat_index").notNull().default(0),
+    /** Issue 37: set once the cron made this occurrence's next one or found its series ended. Not presented. */
+    repeatContinued: integer("repeat_continued", { mode: "boolean" }).notNull().default(false),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
     /**
@@ -51,6 +74,9 @@ export const posts = sqliteTable(
     index("posts_workspace_status_idx").on(t.workspaceId, t.status),
     // The scheduler's scan: due scheduled posts across all workspaces.
     index("posts_due_idx").on(t.status, t.scheduledAt),
+    // Issue 37: one post per (series, occurrence); the cron's scan for settled occurrences to continue.
+    uniqueIndex("posts_repeat_of_idx").on(t.repeatOf, t.repeatIndex).where(sql`${t.repeatOf} IS NOT NULL`),
+    index("posts_repeat_due_idx").on(t.status).where(sql`${t.repeat} IS NOT NULL AND ${t.repeatContinued} = 0`),
   ],
 );
 

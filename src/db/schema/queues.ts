@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { labels } from "./labels";
 import { posts } from "./posts";
 import { workspaces } from "./workspaces";
 
@@ -23,6 +24,12 @@ export const queues = sqliteTable(
     socialAccountIds: text("social_account_ids", { mode: "json" }).$type<string[]>().notNull().default([]),
     paused: integer("paused", { mode: "boolean" }).notNull().default(false),
     isDefault: integer("is_default", { mode: "boolean" }).notNull().default(false),
+    /** Issue 37: the label whose published posts refill the queue's empty slots (null: no evergreen fill). */
+    evergreenLabelId: text("evergreen_label_id").references(() => labels.id, { onDelete: "set null" }),
+    /** Issue 37: days at least between two copies of one evergreen post (≥ 7). */
+    evergreenMinDays: integer("evergreen_min_days").notNull().default(30),
+    /** Issue 37: the post the last evergreen fill copied — never copied twice in a row. Not presented. */
+    evergreenLastPostId: text("evergreen_last_post_id"),
     createdAt: integer("created_at").notNull(),
     updatedAt: integer("updated_at").notNull(),
   },

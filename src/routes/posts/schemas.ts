@@ -13,6 +13,13 @@ import {
 } from "../../lib/bounds";
 import { boundedMetaDepth } from "../../lib/json-bounds";
 import { parseUserDateTime } from "../../lib/time";
+import {
+  REPEAT_COUNT_MAX,
+  REPEAT_EVERY_MAX,
+  REPEAT_VARIATIONS_MAX,
+  REPEAT_VARIATIONS_MIN,
+} from "../../services/posts/repeat-rule";
+import { isTimeZone } from "../../services/queues/slot-times";
 import { ymdHis } from "../openapi";
 import { LabelSchema } from "../schemas";
 
@@ -55,6 +62,71 @@ const reservationIdField = z.string().min(1).max(64).optional().openapi({
   description:
     "A live reservation of this workspace (`POST /api/queues/{queue}/reservations`): the post takes exactly its slot, once (with `status: scheduled` on PUT). Not with `queue_id` or `scheduled_at`.",
 });
+
+/** Issue 37 (docs/queues.md, "Repeating posts"). */
+const RepeatRequest = z
+  .object({
+    every: z
+      .number()
+      .int()
+      .min(1)
+      .max(REPEAT_EVERY_MAX)
+      .openapi({ description: `1–${REPEAT_EVERY_MAX}: the step between two occurrences, in \`unit\`s.` }),
+    unit: z.enum(["day", "week", "month"]),
+    until: z
+      .string()
+      .max(40)
+      .nullable()
+      .optional()
+      .refine((v) => v === undefined || v === null || parseUserDateTime(v) !== null, {
+        message: "The :attribute field must be a valid date.",
+      })
+      .openapi({ description: "No occurrence after this time (read like `scheduled_at`). Stored and shown in UTC." }),
+    count: z
+      .number()
+      .int()
+      .min(1)
+      .max(REPEAT_COUNT_MAX)
+      .nullable()
+      .optional()
+      .openapi({ description: `Occurrences in all, the first included; at most ${REPEAT_COUNT_MAX}.` }),
+    variations: z
+      .array(boundedText())
+      .min(REPEAT_VARIATIONS_MIN)
+      .max(REPEAT_VARIATIONS_MAX)
+      .nullable()
+      .optional()
+      .openapi({
+        description: `${REPEAT_VARIATIONS_MIN}–${REPEAT_VARIATIONS_MAX} texts (each at most ${CONTENT_MAX_CHARACTERS} characters) the occurrences after the first use in turn, in place of \`content\`.`,
+      }),
+    time_zone: z
+      .string()
+      .max(64)
+      .refine(isTimeZone, "The :attribute field must be an IANA time zone name (e.g. Europe/Paris).")
+      .nullable()
+      .optional()
+      .openapi({
+        description: "IANA zone whose wall clock the series keeps (default `UTC`).",
+        example: "Europe/Paris",
+      }),
+  })
+  .nullable()
+  .optional()
+  .openapi("RepeatRequest", {
+    description:
+      "Issue 37: the post repeats. When an occurrence settles, the next is created as its own scheduled post (`repeat_of` names the first). null removes the rule (on PUT).",
+  });
+
+/** Inline (not a named component) so the Post's `repeat` stays nullable in the OpenAPI document. */
+export const RepeatSchema = z
+  .object({
+    every: z.number().int(),
+    unit: z.enum(["day", "week", "month"]),
+    until: ymdHis.nullable(),
+    count: z.number().int().nullable(),
+    variations: z.array(z.string()).nullable(),
+    time_zone: z.string(),
+  });
 
 const scheduledAtField = z.string().nullable().optional().openapi({
   description:
@@ -157,6 +229,7 @@ export const CreatePostRequest = z
     queue_id: queueIdField,
     queue_position: queuePositionField,
     reservation_id: reservationIdField,
+    repeat: RepeatRequest,
     label_ids: labelIds,
   })
   .openapi("CreatePostRequest");
@@ -176,6 +249,7 @@ export const UpdatePostRequest = z
     queue_id: queueIdField,
     queue_position: queuePositionField,
     reservation_id: reservationIdField,
+    repeat: RepeatRequest,
     media: mediaRefs,
     label_ids: labelIds,
     platforms: z
@@ -337,6 +411,14 @@ export const PostSchema = z
       description:
         "Issue 37: the queue whose slot the post holds (added with `queue_id`, docs/queues.md); null when scheduled by hand or not scheduled.",
     }),
+    repeat: RepeatSchema.nullable().openapi({
+      description:
+        'Issue 37: the post\'s series rule (docs/queues.md, "Repeating posts"); null when it does not repeat.',
+    }),
+    repeat_of: z.uuid().nullable().openapi({
+      description:
+        "Issue 37: the series' first post (a repeat's later occurrence) or the published post an evergreen queue copied; null for an original.",
+    }),
     platforms: z.array(PostPlatformSchema),
     labels: z.array(LabelSchema),
     created_at: ymdHis,
@@ -382,7 +464,10 @@ export const PreviewItemSchema = z
     max_media_count: z.number().int(),
     problems: z
       .array(z.string())
-      .openapi({ description: "Why the row would fail at publish time; empty when it would publish." }),
+      .openapi({
+        description:
+          "Why the row would fail at publish time; empty when it would publish. For a repeating post on X or LinkedIn without variations (or with a row text of its own) also that the later occurrences repeat the text, which the network refuses (issue 37).",
+      }),
     thread: z
       .array(
         z.object({

@@ -1,5 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import {
+  EVERGREEN_MIN_DAYS_DEFAULT,
+  EVERGREEN_MIN_DAYS_MAX,
+  EVERGREEN_MIN_DAYS_MIN,
   QUEUE_ACCOUNTS_MAX,
   QUEUE_NAME_MAX,
   QUEUE_SLOTS_LIST_MAX,
@@ -50,6 +53,19 @@ export const QueueRequest = z
       .openapi({ description: "Accounts a post added from the dashboard starts with; may be empty." }),
     paused: z.boolean().optional(),
     is_default: z.boolean().optional().openapi({ description: "true makes this the workspace's default queue." }),
+    evergreen_label_id: z.uuid().nullable().optional().openapi({
+      description:
+        "Issue 37, evergreen: a label of this workspace. A slot still empty 24 hours ahead is filled with a copy of that label's published post whose last copy is oldest (docs/queues.md). null turns it off; absent on PUT keeps it.",
+    }),
+    evergreen_min_days: z
+      .number()
+      .int()
+      .min(EVERGREEN_MIN_DAYS_MIN)
+      .max(EVERGREEN_MIN_DAYS_MAX)
+      .optional()
+      .openapi({
+        description: `${EVERGREEN_MIN_DAYS_MIN}–${EVERGREEN_MIN_DAYS_MAX}: days at least between two copies of one post (default ${EVERGREEN_MIN_DAYS_DEFAULT}); absent on PUT keeps it.`,
+      }),
   })
   .openapi("QueueRequest");
 
@@ -98,6 +114,8 @@ export const QueueSchema = z
     social_account_ids: z.array(z.uuid()),
     paused: z.boolean(),
     is_default: z.boolean(),
+    evergreen_label_id: z.uuid().nullable(),
+    evergreen_min_days: z.number().int(),
     created_at: ymdHis,
     updated_at: ymdHis,
   })

@@ -45,6 +45,7 @@ import {
   referencesUnchanged,
   SCHEDULED_AT_AFTER_NOW,
 } from "./references";
+import { type RepeatInput, storedRepeat } from "./repeat-rule";
 import { applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
 import { checkSchedule, type ScheduleRuleRow, textLimitsOf } from "./schedule-rules";
 
@@ -60,6 +61,8 @@ export interface CreatePostInput {
   queue_position?: "last" | "next";
   /** Issue 37: created `scheduled` in exactly this reservation's slot. */
   reservation_id?: string;
+  /** Issue 37: the post repeats (docs/queues.md, "Repeating posts"). */
+  repeat?: RepeatInput | null;
   label_ids?: string[];
 }
 
@@ -320,6 +323,8 @@ async function writeCreate(
     scheduledAt: queued ? queued.candidates[0]! : (scheduledAt ?? null),
     publishedAt: null,
     queueId: queued?.queueId ?? null,
+    repeat: input.repeat ? storedRepeat(input.repeat) : null,
+    repeatOf: null,
     createdAt: now,
     updatedAt: now,
   };

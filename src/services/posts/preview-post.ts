@@ -7,7 +7,22 @@ import { aliased } from "../../db/aliased";
 import { media, postMedia, postPlatforms, posts, socialAccounts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import { RULE_MEDIA_COLUMNS } from "../media/rule-media";
+import type { StoredRepeat } from "./repeat-rule";
 import { loadThreadMedia, threadForRules } from "./row-texts";
+
+/** Networks that refuse a text identical to one the account posted before (issue 37: warned for repeats). */
+const REFUSE_IDENTICAL_TEXT = new Set(["x", "linkedin", "linkedin-page"]);
+export const REPEAT_SAME_TEXT =
+  "This post repeats with the same text each time, and this network refuses an identical text: add variations to the repeat.";
+
+/**
+ * Issue 37: a repeating post whose occurrences would send this row the same text again — no variations, or the row
+ * has its own text (variations replace the shared text only).
+ */
+const repeatsSameText = (repeat: StoredRepeat | null, platform: string, rowContent: string | null) =>
+  repeat !== null &&
+  REFUSE_IDENTICAL_TEXT.has(platform) &&
+  ((repeat.variations?.length ?? 0) === 0 || rowContent !== null);
 
 export interface PreviewItem {
   post_platform_id: string;
@@ -47,7 +62,7 @@ export function accountProblems(
 export async function previewPost(ctx: WorkspaceContext, postId: string): Promise<PreviewItem[]> {
   const [[post], rows, mediaRows] = await ctx.db.batch([
     ctx.db
-      .select({ content: posts.content })
+      .select({ content: posts.content, repeat: posts.repeat })
       .from(posts)
       .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId))),
     ctx.db
@@ -100,7 +115,11 @@ export async function previewPost(ctx: WorkspaceContext, postId: string): Promis
       platform: row.platform,
       content_type: row.contentType,
       ...measurePlatform(input),
-      problems: [...accountProblems(account, row), ...checkRowTexts(texts, "publish").map((p) => p.message)],
+      problems: [
+        ...accountProblems(account, row),
+        ...checkRowTexts(texts, "publish").map((p) => p.message),
+        ...(repeatsSameText(post.repeat as StoredRepeat | null, row.platform, row.content) ? [REPEAT_SAME_TEXT] : []),
+      ],
     };
     if (thread.length > 0) {
       item.thread = thread.map((t) => {

@@ -52,6 +52,7 @@ import {
   parseScheduledAt,
   type References,
 } from "./references";
+import { type RepeatInput, storedRepeat } from "./repeat-rule";
 import { appendSignature, applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
 import { checkSchedule, NO_ENABLED_PLATFORM, textLimitsOf } from "./schedule-rules";
 
@@ -80,6 +81,8 @@ export interface UpdatePostInput {
   queue_position?: "last" | "next";
   /** Issue 37: with `status: "scheduled"`, the post takes exactly this reservation's slot. */
   reservation_id?: string;
+  /** Issue 37: the series rule replaced (null removes it). */
+  repeat?: RepeatInput | null;
   media?: { id: string }[];
   label_ids?: string[];
   platforms?: UpdatePostPlatformInput[];
@@ -568,6 +571,8 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     ...(input.content !== undefined || input.signature_id !== undefined ? { content: nextContent } : {}),
     ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
     ...(freesSlot ? { queueId: null } : {}),
+    // A new rule counts from this post (its anchor is set when the series next continues).
+    ...(input.repeat !== undefined ? { repeat: input.repeat ? storedRepeat(input.repeat) : null } : {}),
     updatedAt: now,
   };
   // Issue 37: the slot statements follow the claim, so they run only on the post as read.

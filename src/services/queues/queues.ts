@@ -1,6 +1,6 @@
 import { and, asc, eq, gte, sql } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
-import { posts, type QueueSlot, queueSlots, queues, socialAccounts } from "../../db/schema";
+import { labels, posts, type QueueSlot, queueSlots, queues, socialAccounts } from "../../db/schema";
 import { conflict, ErrorBag, notFound, validationError } from "../../lib/errors";
 import { newId } from "../../lib/ids";
 import { formatYmdHis } from "../../lib/time";
@@ -14,6 +14,10 @@ export const QUEUE_SLOTS_MAX = 100;
 export const QUEUE_NAME_MAX = 100;
 export const QUEUE_ACCOUNTS_MAX = 100;
 export const QUEUE_SLOTS_LIST_MAX = 100;
+/** Issue 37, evergreen: the gap between two copies of one post, in days. */
+export const EVERGREEN_MIN_DAYS_MIN = 7;
+export const EVERGREEN_MIN_DAYS_MAX = 365;
+export const EVERGREEN_MIN_DAYS_DEFAULT = 30;
 
 export interface QueueInput {
   name: string;
@@ -24,6 +28,9 @@ export interface QueueInput {
   is_default?: boolean;
   /** PUT only: the queued posts move onto the new slot times in order (otherwise they keep their times). */
   reshuffle?: boolean;
+  /** Evergreen: a label of this workspace whose published posts refill empty slots; null turns it off. */
+  evergreen_label_id?: string | null;
+  evergreen_min_days?: number;
 }
 
 type QueueRow = typeof queues.$inferSelect;
@@ -36,6 +43,8 @@ export interface QueueResource {
   social_account_ids: string[];
   paused: boolean;
   is_default: boolean;
+  evergreen_label_id: string | null;
+  evergreen_min_days: number;
   created_at: string;
   updated_at: string;
 }
@@ -48,6 +57,8 @@ export const presentQueue = (q: QueueRow): QueueResource => ({
   social_account_ids: q.socialAccountIds,
   paused: q.paused,
   is_default: q.isDefault,
+  evergreen_label_id: q.evergreenLabelId,
+  evergreen_min_days: q.evergreenMinDays,
   created_at: formatYmdHis(q.createdAt),
   updated_at: formatYmdHis(q.updatedAt),
 });
@@ -80,6 +91,16 @@ async function checkAccounts(ctx: WorkspaceContext, bag: ErrorBag, ids: string[]
   });
   if (new Set(ids).size !== ids.length)
     bag.add("social_account_ids", "The social account ids field has a duplicate value.");
+}
+
+async function checkEvergreenLabel(ctx: WorkspaceContext, bag: ErrorBag, id: string | null | undefined) {
+  if (!id) return;
+  const found = await ctx.db
+    .select({ id: labels.id })
+    .from(labels)
+    .where(and(eq(labels.id, id), eq(labels.workspaceId, ctx.workspaceId)))
+    .get();
+  if (!found) bag.add("evergreen_label_id", "The selected evergreen label id is invalid.");
 }
 
 export async function listQueues(ctx: WorkspaceContext): Promise<QueueResource[]> {
@@ -120,9 +141,12 @@ export async function createQueue(ctx: WorkspaceContext, input: QueueInput): Pro
   const bag = new ErrorBag();
   const slots = normalizeSlots(bag, input.slots);
   await checkAccounts(ctx, bag, input.social_account_ids ?? []);
+  await checkEvergreenLabel(ctx, bag, input.evergreen_label_id);
   bag.throwIfAny();
   const now = ctx.now();
   const id = newId();
+  const evergreenLabelId = input.evergreen_label_id ?? null;
+  const evergreenMinDays = input.evergreen_min_days ?? EVERGREEN_MIN_DAYS_DEFAULT;
   const ws = ctx.workspaceId;
   const wantDefault = input.is_default === true;
   const count = sql`(SELECT count(*) FROM queues WHERE workspace_id = ${ws})`;
@@ -137,11 +161,12 @@ export async function createQueue(ctx: WorkspaceContext, input: QueueInput): Pro
           sql`${count} < ${QUEUES_MAX}`,
         ),
       ),
+    // Values in the schema's column order (drizzle names every column of the table).
     ctx.db.insert(queues).select(
       sql`SELECT ${id}, ${ws}, ${input.name}, ${input.time_zone}, ${JSON.stringify(slots)},
         ${JSON.stringify(input.social_account_ids ?? [])}, ${input.paused ? 1 : 0},
         CASE WHEN ${wantDefault ? 1 : 0} = 1 OR NOT EXISTS (SELECT 1 FROM queues WHERE workspace_id = ${ws}
-          AND is_default = 1) THEN 1 ELSE 0 END, ${now}, ${now}
+          AND is_default = 1) THEN 1 ELSE 0 END, ${evergreenLabelId}, ${evergreenMinDays}, NULL, ${now}, ${now}
       WHERE ${count} < ${QUEUES_MAX}`,
     ),
     ctx.db.select({ isDefault: queues.isDefault }).from(queues).where(eq(queues.id, id)),
@@ -157,6 +182,9 @@ export async function createQueue(ctx: WorkspaceContext, input: QueueInput): Pro
     socialAccountIds: input.social_account_ids ?? [],
     paused: input.paused ?? false,
     isDefault: row.isDefault,
+    evergreenLabelId,
+    evergreenMinDays,
+    evergreenLastPostId: null,
     createdAt: now,
     updatedAt: now,
   });
@@ -173,6 +201,7 @@ export async function updateQueue(ctx: WorkspaceContext, id: string, input: Queu
   const bag = new ErrorBag();
   const slots = normalizeSlots(bag, input.slots);
   await checkAccounts(ctx, bag, input.social_account_ids ?? []);
+  await checkEvergreenLabel(ctx, bag, input.evergreen_label_id);
   if (current.isDefault && input.is_default === false)
     bag.add("is_default", "Make another queue the default instead: a workspace with queues has one default.");
   bag.throwIfAny();
@@ -186,6 +215,9 @@ export async function updateQueue(ctx: WorkspaceContext, id: string, input: Queu
     socialAccountIds: input.social_account_ids ?? [],
     paused: input.paused ?? current.paused,
     isDefault,
+    // Absent: kept as it was (a client that never sets them leaves them alone); null turns evergreen off.
+    evergreenLabelId: input.evergreen_label_id === undefined ? current.evergreenLabelId : input.evergreen_label_id,
+    evergreenMinDays: input.evergreen_min_days ?? current.evergreenMinDays,
     updatedAt: now,
   };
   const moves = await queueMoves(ctx, current, next, input.reshuffle === true);
@@ -209,6 +241,8 @@ export async function updateQueue(ctx: WorkspaceContext, id: string, input: Queu
           socialAccountIds: next.socialAccountIds,
           paused: next.paused,
           isDefault: next.isDefault,
+          evergreenLabelId: next.evergreenLabelId,
+          evergreenMinDays: next.evergreenMinDays,
           updatedAt: now,
         })
         .where(and(eq(queues.id, current.id), eq(queues.workspaceId, ctx.workspaceId))),

@@ -1,0 +1,100 @@
+import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import type { ServiceContext } from "../context";
+import { constraintFailure } from "../db/errors";
+import { posts } from "../db/schema";
+import { errorFields, log } from "../lib/logger";
+import { copyPostStatements, readCopySource } from "../services/posts/copy-post";
+import { nextOccurrence, occurrenceContent, type StoredRepeat } from "../services/posts/repeat-rule";
+import { postEvent } from "../services/webhooks/outbox";
+
+/** Occurrences one cron run continues at most (the rest wait a minute); each costs two D1 round trips. */
+export const REPEATS_PER_RUN = 50;
+
+/** Final states: an occurrence that failed still lets its series go on (its own retry is separate). */
+const SETTLED = ["published", "partially_published", "failed"] as const;
+
+/**
+ * Issue 37 (docs/queues.md, "Repeating posts"): for each settled occurrence of a repeating post not yet continued,
+ * create the next occurrence as its own scheduled post — same targets, media and labels, its own rows — at its time
+ * (`repeat-rule.ts`), or note that the series has ended. Every minute from the cron, so a lost run is caught up by
+ * the next. The new post's INSERT is UNIQUE on (repeat_of, repeat_index): two runs at once create it once, the
+ * loser's batch failing whole. `scope` keeps a test to its own workspace.
+ */
+export async function continueRepeats(ctx: ServiceContext, scope?: { workspaceId: string }): Promise<number> {
+  const due = await ctx.db
+    .select({
+      id: posts.id,
+      scheduledAt: posts.scheduledAt,
+      publishedAt: posts.publishedAt,
+      repeat: posts.repeat,
+      repeatOf: posts.repeatOf,
+      repeatIndex: posts.repeatIndex,
+    })
+    .from(posts)
+    .where(
+      and(
+        isNotNull(posts.repeat),
+        eq(posts.repeatContinued, false),
+        inArray(posts.status, [...SETTLED]),
+        scope ? eq(posts.workspaceId, scope.workspaceId) : undefined,
+      ),
+    )
+    .limit(REPEATS_PER_RUN);
+  let created = 0;
+  for (const occurrence of due) {
+    try {
+      if (await continueOne(ctx, occurrence)) created++;
+    } catch (err) {
+      log("error", "repeat_continue_failed", {
+        request_id: ctx.requestId,
+        post_id: occurrence.id,
+        ...errorFields(err),
+      });
+    }
+  }
+  return created;
+}
+
+interface Occurrence {
+  id: string;
+  scheduledAt: number | null;
+  publishedAt: number | null;
+  repeat: StoredRepeat | null;
+  repeatOf: string | null;
+  repeatIndex: number;
+}
+
+async function continueOne(ctx: ServiceContext, o: Occurrence): Promise<boolean> {
+  const rule = o.repeat as StoredRepeat;
+  const now = ctx.now();
+  const at = o.scheduledAt ?? o.publishedAt ?? now;
+  const markContinued = ctx.db
+    .update(posts)
+    .set({ repeatContinued: true })
+    .where(and(eq(posts.id, o.id), eq(posts.repeatContinued, false)));
+  const next = nextOccurrence(rule, o.repeatIndex, at, now);
+  const source = next ? await readCopySource(ctx.db, o.id) : null;
+  if (!next || !source) {
+    await markContinued;
+    return false;
+  }
+  const copy = copyPostStatements(ctx.db, source, {
+    content: occurrenceContent(rule, next.index, source.post.content),
+    scheduledAt: next.at,
+    queueId: null,
+    // The series counts from its anchor: this occurrence, when the rule has none yet.
+    repeat: { ...rule, anchor_at: rule.anchor_at ?? at, anchor_index: rule.anchor_index ?? o.repeatIndex },
+    repeatOf: o.repeatOf ?? o.id,
+    repeatIndex: next.index,
+    now,
+  });
+  try {
+    await ctx.db.batch([...copy.statements, markContinued, postEvent(ctx, "post.scheduled", copy.id)] as never);
+    return true;
+  } catch (err) {
+    if (!constraintFailure(err)?.startsWith("UNIQUE")) throw err;
+    // This occurrence exists already (another run made it first): the post is continued either way.
+    await markContinued;
+    return false;
+  }
+}
