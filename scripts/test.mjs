@@ -2,7 +2,8 @@
 // parts of the suite at once, then one summary.
 //   vitest (workerd)  — every test/**/*.test.ts, streamed as it runs (it is the longest part);
 //   browser           — node --test test/e2e/*.test.mjs (Chromium against `wrangler dev`: one stack shared by
-//                       the files, test/e2e/shared-stack.mjs, and a few of their own);
+//                       the files, test/e2e/shared-stack.mjs, and a few of their own), three files at once: they
+//                       mostly wait on their servers (384 → 251 s for the part, docs/testing.md, sixth round);
 //   pds               — node --test test/pds/*.test.mjs (a real Bluesky PDS);
 //   sdk               — node --test test/sdk/*.test.mjs (sdk/schema.d.ts is openapi-typescript's output for
 //                       sdk/openapi.json; sdk/ and web/ type-check against it).
@@ -21,6 +22,8 @@ const VITEST = path.join(ROOT, "node_modules/vitest/vitest.mjs");
 const NODE_TEST = ["--test", "--test-reporter=spec", "--test-timeout=300000"];
 // The browser files share one local stack, started once before them (test/e2e/shared-stack.mjs).
 const SHARED_STACK = "--test-global-setup=test/e2e/shared-stack.mjs";
+// Each browser file runs in a process of its own, each test in a workspace of its own: three files at once.
+const BROWSER_FILES_AT_ONCE = "--test-concurrency=3";
 
 const args = process.argv.slice(2);
 const mjs = args.filter((a) => a.endsWith(".test.mjs"));
@@ -30,7 +33,7 @@ const parts = [];
 if (args.length === 0) {
   parts.push(
     { name: "vitest", argv: [VITEST, "run"], stream: true },
-    { name: "browser", argv: [...NODE_TEST, SHARED_STACK, "test/e2e/*.test.mjs"] },
+    { name: "browser", argv: [...NODE_TEST, BROWSER_FILES_AT_ONCE, SHARED_STACK, "test/e2e/*.test.mjs"] },
     { name: "pds", argv: [...NODE_TEST, "test/pds/*.test.mjs"] },
     { name: "sdk", argv: [...NODE_TEST, "test/sdk/*.test.mjs"] },
   );

@@ -730,6 +730,86 @@ test("issue 37: create a queue on the Queue page, add two posts to it from the c
   });
 });
 
+test("issue 37: a repeating post from the composer — every week, 3 times, two more texts — shows its rule; once it goes out the cron schedules the next one, marked on the calendar", {
+  skip: SKIP,
+  timeout: 90_000,
+}, async () => {
+  const get = async (id) => (await dash.api("GET", `/api/posts/${id}`)).body;
+  await onPage("issue-37-repeat", {}, async (page) => {
+    await signIn(page, dash.base, OWNER);
+    await open(page, "/compose", "Compose");
+    await page.getByRole("checkbox", { name: /^Demo on Bluesky/ }).check();
+    await page.getByLabel("Text for all networks").fill("Weekly tip 1: rest the dough 🍞");
+    const at = new Date(Date.now() + 3 * 86_400_000);
+    at.setUTCHours(10, 0, 0, 0);
+    await page.getByLabel("Time zone").selectOption("UTC");
+    await page.getByLabel("Publish at").fill(at.toISOString().slice(0, 16));
+    await page.getByRole("checkbox", { name: "Repeat this post" }).check();
+    await page.getByLabel("Every").fill("1");
+    await page.getByLabel("Unit").selectOption("week");
+    await page.getByLabel("Ends").selectOption("count");
+    await page.getByLabel("Times in all").fill("3");
+    await page.getByRole("button", { name: "Add a text" }).click();
+    await page.getByLabel("Text 2").fill("Weekly tip 2: a hotter oven");
+    await page.getByRole("button", { name: "Add a text" }).click();
+    await page.getByLabel("Text 3").fill("Weekly tip 3: steam");
+    await page.getByRole("button", { name: "Schedule", exact: true }).click();
+    await page
+      .getByRole("status")
+      .getByText(/^Scheduled for /)
+      .waitFor();
+    const id = new URL(page.url()).pathname.split("/").pop();
+    const saved = await get(id);
+    assert.deepEqual(
+      [saved.status, saved.scheduled_at, saved.repeat, saved.repeat_of],
+      [
+        "scheduled",
+        at.toISOString().slice(0, 19).replace("T", " "),
+        {
+          every: 1,
+          unit: "week",
+          until: null,
+          count: 3,
+          variations: ["Weekly tip 2: a hotter oven", "Weekly tip 3: steam"],
+          time_zone: "UTC",
+        },
+        null,
+      ],
+    );
+    // The form shows what the server stored.
+    assert.equal(await page.getByLabel("Times in all").inputValue(), "3");
+
+    await open(page, `/posts/${id}`, "Post");
+    await page.getByText("Repeats every week, 3 times in all (2 texts in turn).", { exact: false }).waitFor();
+
+    // It goes out now (Publish now through the API); the cron then schedules the next occurrence a week after.
+    assert.equal((await dash.api("PUT", `/api/posts/${id}`, { status: "publishing" })).status, 200);
+    const deadline = Date.now() + 30_000;
+    let next;
+    for (;;) {
+      await dash.stack.cron();
+      const list = (await dash.api("GET", "/api/posts?per_page=100")).body.data;
+      next = list.find((p) => p.repeat_of === id);
+      if (next) break;
+      assert.ok(Date.now() < deadline, `no next occurrence in 30 s: ${JSON.stringify(await get(id))}`);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const first = await get(id);
+    assert.equal(first.status, "published");
+    const week = new Date(Date.parse(`${first.scheduled_at.replace(" ", "T")}Z`) + 7 * 86_400_000);
+    assert.deepEqual(
+      [next.status, next.content, next.scheduled_at],
+      ["scheduled", "Weekly tip 2: a hotter oven", week.toISOString().slice(0, 19).replace("T", " ")],
+    );
+    const date = next.scheduled_at.slice(0, 10);
+    await open(page, `/calendar?view=week&date=${date}`, "Calendar");
+    const chip = page.locator(`.chip[data-post="${next.id}"]`);
+    await chip.getByText("Repeats every week, 3 times in all (2 texts in turn)").waitFor({ state: "attached" });
+    await chip.click();
+    await page.getByRole("link", { name: "A repeat of an earlier post" }).waitFor();
+  });
+});
+
 /** Every page of the dashboard a signed-in owner opens: [name, path, heading, what to do there first]. */
 const PAGES = () => [
   ["calendar (month)", "/calendar", "Calendar"],
@@ -743,6 +823,16 @@ const PAGES = () => [
     `/compose/${postId}`,
     "Edit post",
     (page) => page.getByRole("tab", { name: "Bluesky" }).click(),
+  ],
+  // Issue 37: the Repeat settings opened, with a text for the later occurrences.
+  [
+    "compose (repeat settings)",
+    "/compose",
+    /Compose|New post|Write/,
+    async (page) => {
+      await page.getByRole("checkbox", { name: "Repeat this post" }).check();
+      await page.getByRole("button", { name: "Add a text" }).click();
+    },
   ],
   ["queues", "/queues", "Queues"],
   ["accounts", "/accounts", "Accounts"],

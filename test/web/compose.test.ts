@@ -3,9 +3,12 @@ import { META_FIELDS } from "../../src/catalog/meta-fields";
 import {
   type ComposerRow,
   createBody,
+  describeRepeat,
   type MetaFieldInfo,
   metaPatch,
   metaValues,
+  repeatDraftOf,
+  repeatRequestOf,
   rowOfPath,
   shownFields,
   updateBody,
@@ -170,5 +173,54 @@ describe("composer 422 mapping", () => {
     expect(mapFieldErrors({ errors: { "platforms.1.thread": ["y"] } }, shownFields(state, rules)).fields).toEqual({
       "platforms.1": "y",
     });
+  });
+});
+
+describe("composer repeat settings (issue 37)", () => {
+  const untilUtc = (day: string) => `${day}T22:59:00Z`;
+  it("off is null; on sends the rule in the composer's zone, the end chosen, blank texts dropped, bad numbers as typed", () => {
+    const off = repeatDraftOf(null, (u) => u.slice(0, 10));
+    expect(repeatRequestOf(off, "Europe/Paris", untilUtc)).toBeNull();
+    const on = { ...off, on: true, every: "2", unit: "day" as const, ends: "until" as const, until: "2027-01-31" };
+    expect(repeatRequestOf({ ...on, variations: ["A", " ", "B"] }, "Europe/Paris", untilUtc)).toEqual({
+      every: 2,
+      unit: "day",
+      time_zone: "Europe/Paris",
+      until: "2027-01-31T22:59:00Z",
+      variations: ["A", "B"],
+    });
+    expect(repeatRequestOf({ ...on, ends: "count", count: "many" }, "UTC", untilUtc)).toEqual({
+      every: 2,
+      unit: "day",
+      time_zone: "UTC",
+      count: "many",
+    });
+  });
+
+  it("a stored rule reads back into the form and into words", () => {
+    const rule = {
+      every: 1,
+      unit: "week" as const,
+      until: null,
+      count: 3,
+      variations: ["B", "C"],
+      time_zone: "UTC",
+    };
+    expect(repeatDraftOf(rule, (u) => u.slice(0, 10))).toEqual({
+      on: true,
+      every: "1",
+      unit: "week",
+      ends: "count",
+      count: "3",
+      until: "",
+      variations: ["B", "C"],
+    });
+    expect(describeRepeat(rule)).toBe("Repeats every week, 3 times in all (2 texts in turn)");
+    expect(
+      describeRepeat(
+        { ...rule, every: 2, unit: "month", count: null, until: "2027-05-01 00:00:00", variations: null },
+        () => "1 May 2027",
+      ),
+    ).toBe("Repeats every 2 months, until 1 May 2027");
   });
 });

@@ -109,6 +109,73 @@ export interface ComposerState {
   rows: ComposerRow[];
   /** ISO 8601 UTC, or null when none is set. */
   scheduledAt: string | null;
+  /** Issue 37: the repeat rule to save (null: the post does not repeat); absent leaves it as it is. */
+  repeat?: Schema<"RepeatRequest">;
+}
+
+/** Issue 37: the composer's "Repeat" settings as typed. */
+export interface RepeatDraft {
+  on: boolean;
+  every: string;
+  unit: "day" | "week" | "month";
+  ends: "never" | "count" | "until";
+  count: string;
+  /** `YYYY-MM-DD` in the composer's time zone: the last day an occurrence may fall on. */
+  until: string;
+  variations: string[];
+}
+
+type Repeat = NonNullable<Schema<"Post">["repeat"]>;
+
+/** The settings a post's rule shows as (off with a weekly default when it has none). */
+export function repeatDraftOf(repeat: Repeat | null | undefined, untilDay: (utc: string) => string): RepeatDraft {
+  if (!repeat) return { on: false, every: "1", unit: "week", ends: "never", count: "4", until: "", variations: [] };
+  return {
+    on: true,
+    every: String(repeat.every),
+    unit: repeat.unit,
+    ends: repeat.count ? "count" : repeat.until ? "until" : "never",
+    count: String(repeat.count ?? 4),
+    until: repeat.until ? untilDay(repeat.until) : "",
+    variations: repeat.variations ?? [],
+  };
+}
+
+/**
+ * The `repeat` of the PUT body: null when off; numbers as typed when they are not numbers (the API's message then
+ * names the field); `until` the end of that day in the composer's zone (`untilUtc`); blank variations dropped.
+ */
+export function repeatRequestOf(
+  d: RepeatDraft,
+  timeZone: string,
+  untilUtc: (day: string) => string | null,
+): Schema<"RepeatRequest"> {
+  if (!d.on) return null;
+  const num = (v: string) => (Number.isFinite(Number(v)) && v.trim() !== "" ? Number(v) : (v as unknown as number));
+  const variations = d.variations.filter((v) => v.trim() !== "");
+  return {
+    every: num(d.every),
+    unit: d.unit,
+    time_zone: timeZone,
+    ...(d.ends === "count" ? { count: num(d.count) } : {}),
+    ...(d.ends === "until" ? { until: untilUtc(d.until) ?? d.until } : {}),
+    ...(variations.length > 0 ? { variations } : {}),
+  };
+}
+
+const UNIT_WORDS = { day: ["day", "days"], week: ["week", "weeks"], month: ["month", "months"] } as const;
+
+/** "Repeats every week, 4 times in all" — how the post page and the calendar name a rule. */
+export function describeRepeat(repeat: Repeat, untilText?: (utc: string) => string): string {
+  const [one, many] = UNIT_WORDS[repeat.unit];
+  const every = repeat.every === 1 ? `every ${one}` : `every ${repeat.every} ${many}`;
+  const end = repeat.count
+    ? `, ${repeat.count} times in all`
+    : repeat.until
+      ? `, until ${untilText ? untilText(repeat.until) : repeat.until}`
+      : "";
+  const texts = repeat.variations ? ` (${repeat.variations.length} texts in turn)` : "";
+  return `Repeats ${every}${end}${texts}`;
 }
 
 export interface NetworkRules {
@@ -133,6 +200,7 @@ export function updateBody(
     content: state.content,
     media: state.mediaIds.map((id) => ({ id })),
     label_ids: state.labelIds,
+    ...(state.repeat !== undefined ? { repeat: state.repeat } : {}),
     // No time chosen: null — a draft stays undated (not the API's default of today 09:00 UTC), and scheduling
     // without a time is refused on the "Publish at" field.
     ...(action === "queue" && queueId ? (slotAt ? { scheduled_at: slotAt } : {}) : { scheduled_at: state.scheduledAt }),
@@ -169,7 +237,11 @@ export function shownFields(state: ComposerState, rules: (platform: string) => N
     if (r.firstComment) shown.push(`${p}.first_comment`);
     for (const f of metaFieldsFor(r.metaFields, row.contentType)) shown.push(`${p}.meta.${f.name}`);
   });
-  shown.push("label_ids", "scheduled_at", "queue_id", "status");
+  shown.push("label_ids", "repeat", "repeat.every", "repeat.unit", "repeat.count", "repeat.until", "repeat.variations");
+  (state.repeat?.variations ?? []).forEach((_, i) => {
+    shown.push(`repeat.variations.${i}`);
+  });
+  shown.push("scheduled_at", "queue_id", "status");
   return shown;
 }
 

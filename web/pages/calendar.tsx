@@ -23,6 +23,7 @@ import {
   weekDays,
   zonedParts,
 } from "../lib/calendar";
+import { describeRepeat } from "../lib/compose";
 import { excerpt, formatDay, formatMonth, formatTime, formatWeekdayShort } from "../lib/format";
 import { fetchAllPosts, type Post, type PostFilters } from "../lib/post-pages";
 import { shownInstant } from "../lib/post-time";
@@ -252,6 +253,15 @@ export default function CalendarPage({ location }: PageProps) {
             ))}
           </span>
           <span class="chip-text">{excerpt(post.content, 60)}</span>
+          {/* Issue 37: an occurrence of a repeating post, or an evergreen copy, says so. */}
+          {(post.repeat || post.repeat_of) && (
+            <span class="chip-repeat" title={post.repeat ? describeRepeat(post.repeat) : "A repeat of an earlier post"}>
+              <span aria-hidden="true">↻</span>
+              <span class="visually-hidden">
+                , {post.repeat ? describeRepeat(post.repeat) : "a repeat of an earlier post"}
+              </span>
+            </span>
+          )}
           <span class="visually-hidden">, {statusLabel(post.status)}</span>
         </Link>
       </li>

@@ -15,6 +15,9 @@ import {
   type MetaFieldInfo,
   metaValues,
   type NetworkRules,
+  type RepeatDraft,
+  repeatDraftOf,
+  repeatRequestOf,
   rowOfPath,
   shownFields,
   updateBody,
@@ -27,6 +30,7 @@ import { canEdit } from "../session";
 import { useSession } from "../session-context";
 import { type MediaItem, MediaSection } from "./composer/media";
 import { AddToQueue, useQueueChoice } from "./composer/queue";
+import { RepeatSection } from "./composer/repeat";
 import { CounterText, measure, type PlatformEntry, Preview, RowEditor } from "./composer/row";
 import { imageSize, uploadFile } from "./composer/upload";
 import { LabelChip } from "./settings/labels";
@@ -232,6 +236,11 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   );
   const [zone, setZone] = useState(preferredTimeZone);
   const [when, setWhen] = useState(() => utcToZoned(data.post?.scheduled_at, preferredTimeZone()) ?? "");
+  // Issue 37: the rule's last day is shown and sent in the composer's zone (the end of that day).
+  const untilUtc = (day: string) => (day ? zonedToUtc(`${day}T23:59`, zone) : null);
+  const [repeat, setRepeat] = useState<RepeatDraft>(() =>
+    repeatDraftOf(data.post?.repeat, (utc) => (utcToZoned(utc, preferredTimeZone()) ?? "").slice(0, 10)),
+  );
   const [active, setActive] = useState<string>("all");
   const [signature, setSignature] = useState("");
   const [errors, setErrors] = useState<MappedErrors>({ fields: {}, general: [], first: null });
@@ -331,6 +340,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       labelIds,
       rows,
       scheduledAt: when ? zonedToUtc(when, zone) : null,
+      repeat: repeatRequestOf(repeat, zone, untilUtc),
     };
   }
 
@@ -422,6 +432,8 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
     }
     setPost(saved);
     setRows(rowsFromPost(saved, specOf));
+    // The rule as the server stored it (issue 37): what the form shows is what the post will do.
+    setRepeat(repeatDraftOf(saved.repeat, (utc) => (utcToZoned(utc, zone) ?? "").slice(0, 10)));
     setMedia((list) => {
       const fresh = saved.media.map(mediaFromPost);
       // Keep failed uploads on screen so their message stays; everything else is the server's.
@@ -794,6 +806,14 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
             </p>
           )}
         </fieldset>
+
+        <RepeatSection
+          draft={repeat}
+          onChange={setRepeat}
+          errors={e as Record<string, string | undefined>}
+          disabled={busy || !editable}
+          zone={zone}
+        />
 
         <div class="form-actions compose-actions">
           {scheduled ? (

@@ -10,6 +10,7 @@ import { ErrorState, Loading } from "../components/states";
 import { StatusBadge, statusLabel } from "../components/status";
 import { useTimeZone } from "../components/time-zone-pref";
 import { toApiTime } from "../lib/calendar";
+import { describeRepeat } from "../lib/compose";
 import { formatApiTime, formatTime } from "../lib/format";
 import { utcToZoned, zonedToUtc } from "../lib/time-zone";
 import { Link } from "../router";
@@ -230,6 +231,18 @@ export default function PostDetailPage({ params }: PageProps) {
           <span class="muted small">({timeZone})</span>
         </p>
         {post.status === "scheduled" && post.queue_id && <QueueNote queueId={post.queue_id} />}
+        {post.repeat && (
+          <p class="repeat-note">
+            <span aria-hidden="true">↻ </span>
+            {describeRepeat(post.repeat, (utc) => formatApiTime(utc, timeZone))}. Each time it goes out, the next one is
+            scheduled as a post of its own.
+          </p>
+        )}
+        {post.repeat_of && (
+          <p class="repeat-note">
+            <Link to={`/posts/${post.repeat_of}`}>A repeat of an earlier post</Link>
+          </p>
+        )}
         {post.labels.length > 0 && (
           <p>
             {post.labels.map((l) => (
