@@ -684,10 +684,20 @@ test("issue 37: create a queue on the Queue page, add two posts to it from the c
     assert.deepEqual([(await get(ids[0])).scheduled_at, (await get(ids[1])).scheduled_at], [free[1].at, free[0].at]);
 
     // Posting times saved without "move queued posts": the queue has one slot less, the posts keep their times.
+    // Evergreen refills from the "Launch" label, 14 days apart, saved with the times.
     await page.getByRole("checkbox", { name: "Monday 17:00" }).uncheck();
-    await page.getByRole("button", { name: "Save posting times" }).click();
-    await page.getByRole("status").getByText("Saved 20 posting times. Queued posts keep their times.").waitFor();
+    await page.getByLabel("Refill empty slots with").selectOption({ label: "Posts labelled “Launch”" });
+    await page.getByLabel("At least this many days between two shares of one post").fill("14");
+    await page.getByRole("button", { name: "Save queue settings" }).click();
+    await page
+      .getByRole("status")
+      .getByText(
+        "Saved 20 posting times. Queued posts keep their times. Empty slots a day ahead are refilled with posts labelled “Launch”, 14 days apart at least.",
+      )
+      .waitFor();
     const saved = (await dash.api("GET", `/api/queues/${queue.id}`)).body;
+    const launch = (await dash.api("GET", "/api/labels")).body.find((l) => l.name === "Launch");
+    assert.deepEqual([saved.evergreen_label_id, saved.evergreen_min_days], [launch.id, 14]);
     assert.equal(saved.slots.length, 20);
     assert.ok(!saved.slots.some((s) => s.weekday === 1 && s.time === "17:00"));
     assert.deepEqual([(await get(ids[0])).scheduled_at, (await get(ids[1])).scheduled_at], [free[1].at, free[0].at]);

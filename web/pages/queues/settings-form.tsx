@@ -4,11 +4,12 @@ import { api } from "../../api";
 import { Field, FormErrors, inputValue, useFormErrors } from "../../components/form";
 import { TimeZoneOptions } from "../../components/time-zone-options";
 import { browserTimeZone } from "../../components/time-zone-pref";
+import { useApi } from "../../components/use-api";
 import { gridSlots, slotGrid, WEEKDAY_NAMES } from "../../lib/queue-slots";
 
 type Queue = Schema<"Queue">;
 
-const SHOWN = ["name", "time_zone", "slots", "is_default"];
+const SHOWN = ["name", "time_zone", "slots", "is_default", "evergreen_label_id", "evergreen_min_days"];
 const STARTER_TIMES = ["09:00", "12:30", "17:00"];
 
 /**
@@ -31,6 +32,10 @@ export function QueueSettingsForm({
   );
   const [newTime, setNewTime] = useState("");
   const [reshuffle, setReshuffle] = useState(false);
+  // Issue 37, evergreen: a label whose published posts refill the queue's empty slots a day ahead.
+  const labels = useApi(() => api.GET("/api/labels"), [], "The labels could not be loaded.").value;
+  const [evergreenLabel, setEvergreenLabel] = useState(queue?.evergreen_label_id ?? "");
+  const [evergreenDays, setEvergreenDays] = useState(String(queue?.evergreen_min_days ?? 30));
   const [saving, setSaving] = useState(false);
   const { errors, formRef, fail, clear } = useFormErrors();
   const prefix = queue ? `queue-${queue.id}-` : "new-queue-";
@@ -64,6 +69,9 @@ export function QueueSettingsForm({
       slots: gridSlots(grid),
       social_account_ids: queue?.social_account_ids ?? [],
       ...(queue ? { is_default: queue.is_default, paused: queue.paused } : {}),
+      evergreen_label_id: evergreenLabel === "" ? null : evergreenLabel,
+      // Not a number: sent as typed, so the API's message names the field.
+      evergreen_min_days: (Number.isFinite(Number(evergreenDays)) ? Number(evergreenDays) : evergreenDays) as number,
     };
     const res = queue
       ? await api.PUT("/api/queues/{queue}", {
@@ -74,13 +82,19 @@ export function QueueSettingsForm({
     setSaving(false);
     if (!res.data) return fail(res.error, SHOWN, "The queue could not be saved.", prefix);
     const times = gridSlots(grid).length;
+    // What the server stored: the label it kept and its gap.
+    const saved = res.data;
+    const label = labels.state === "ready" ? labels.data.find((l) => l.id === saved.evergreen_label_id) : undefined;
+    const evergreen = label
+      ? ` Empty slots a day ahead are refilled with posts labelled “${label.name}”, ${saved.evergreen_min_days} days apart at least.`
+      : "";
     onSaved(
-      res.data,
-      queue
+      saved,
+      (queue
         ? reshuffle
           ? `Saved. Queued posts moved onto the new times, in order.`
           : `Saved ${times} posting times. Queued posts keep their times.`
-        : `Queue “${res.data.name}” created with ${times} posting times a week.`,
+        : `Queue “${saved.name}” created with ${times} posting times a week.`) + evergreen,
     );
     setReshuffle(false);
   }
@@ -174,6 +188,56 @@ export function QueueSettingsForm({
           </div>
         )}
       </fieldset>
+      <fieldset class="evergreen">
+        <legend>Evergreen posts</legend>
+        <p class="field-hint">
+          A slot still empty a day ahead is filled with a copy of a published post with this label: the one shared
+          longest ago, never the same twice in a row.
+        </p>
+        <div class="form-row">
+          <Field
+            path={`${prefix}evergreen_label_id`}
+            label="Refill empty slots with"
+            error={e[`${prefix}evergreen_label_id`]}
+          >
+            {(a) => (
+              <select
+                {...a}
+                value={evergreenLabel}
+                disabled={!canWrite || labels.state !== "ready"}
+                onChange={(ev) => setEvergreenLabel((ev.currentTarget as HTMLSelectElement).value)}
+              >
+                <option value="">Nothing (leave them empty)</option>
+                {labels.state === "ready" &&
+                  labels.data.map((l) => (
+                    <option key={l.id} value={l.id}>
+                      Posts labelled “{l.name}”
+                    </option>
+                  ))}
+              </select>
+            )}
+          </Field>
+          {evergreenLabel !== "" && (
+            <Field
+              path={`${prefix}evergreen_min_days`}
+              label="At least this many days between two shares of one post"
+              error={e[`${prefix}evergreen_min_days`]}
+            >
+              {(a) => (
+                <input
+                  {...a}
+                  type="number"
+                  min={7}
+                  max={365}
+                  value={evergreenDays}
+                  disabled={!canWrite}
+                  onInput={(ev) => setEvergreenDays(inputValue(ev))}
+                />
+              )}
+            </Field>
+          )}
+        </div>
+      </fieldset>
       {queue && canWrite && (
         <label class="choice">
           <input type="checkbox" checked={reshuffle} onChange={() => setReshuffle(!reshuffle)} />
@@ -183,7 +247,7 @@ export function QueueSettingsForm({
       {canWrite && (
         <div class="form-actions">
           <button type="submit" class="button button-primary" disabled={saving}>
-            {saving ? "Saving…" : queue ? "Save posting times" : "Create queue"}
+            {saving ? "Saving…" : queue ? "Save queue settings" : "Create queue"}
           </button>
         </div>
       )}
