@@ -89,7 +89,8 @@ async function continueOne(ctx: ServiceContext, o: Occurrence): Promise<boolean>
     now,
   });
   try {
-    await ctx.db.batch([...copy.statements, markContinued, postEvent(ctx, "post.scheduled", copy.id)] as never);
+    // One transaction: the mark, the copy (whose INSERT a second copy fails on), then its post.scheduled.
+    await ctx.db.batch([markContinued, ...copy.statements, postEvent(ctx, "post.scheduled", copy.id)]);
     return true;
   } catch (err) {
     if (!constraintFailure(err)?.startsWith("UNIQUE")) throw err;

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { connectAccount } from "../routes/posts-fixtures";
 import { createTestWorkspace, type TestWorkspace, UUID, YMDHIS } from "../support/harness";
+import { createEndpoint, receiver, waitFor } from "../webhooks/support";
 
 /**
  * Issue 37, moving queued posts: share next (`queue_position: "next"`), reorder, reshuffle onto new slot times, and
@@ -156,6 +157,47 @@ describe("reorder", () => {
       keys: ["post_ids"],
     });
     expect((await other.ws.api("POST", `/api/queues/${queueId}/reorder`, { post_ids: [a] })).status).toBe(404);
+  });
+});
+
+describe("webhooks see every move", () => {
+  it("post.scheduled for each post a reorder or a share next moved, with its new time; none for a post left alone", async () => {
+    const { ws, queueId, accountId } = await setUp();
+    const free = await slotList(ws, queueId, 4);
+    const [a, b, c] = [await queued(ws, accountId), await queued(ws, accountId), await queued(ws, accountId)];
+    const hook = receiver();
+    await createEndpoint(ws, hook.url, ["post.scheduled"]);
+    /** What the receiver got, as [post id, its scheduled_at], in any order. */
+    const received = async (n: number) => {
+      await waitFor(() => hook.received.length >= n);
+      expect(hook.received.length).toBe(n);
+      return hook.received
+        .map((r) => [r.json.type, r.json.data.id, r.json.data.scheduled_at] as const)
+        .sort((x, y) => String(x[1]).localeCompare(String(y[1])));
+    };
+    const sorted = (list: (readonly [string, string, string])[]) => list.sort((x, y) => x[1].localeCompare(y[1]));
+
+    // Reorder [c, a]: c takes a's slot and a takes c's; b is left alone.
+    expect((await ws.api("POST", `/api/queues/${queueId}/reorder`, { post_ids: [c, a] })).status).toBe(200);
+    expect(await received(2)).toEqual(
+      sorted([
+        ["post.scheduled", c, free[0]!.at],
+        ["post.scheduled", a, free[2]!.at],
+      ]),
+    );
+
+    // Share next: the new post's own event, and one for each post that moved down one (no free slot between).
+    hook.received.length = 0;
+    const next = await queued(ws, accountId, { queue_position: "next" });
+    expect(await received(4)).toEqual(
+      sorted([
+        ["post.scheduled", next, free[0]!.at],
+        ["post.scheduled", c, free[1]!.at],
+        ["post.scheduled", b, free[2]!.at],
+        ["post.scheduled", a, free[3]!.at],
+      ]),
+    );
+    expect(await timesOf(ws, [next, c, b, a])).toEqual(free.map((f) => f.at));
   });
 });
 

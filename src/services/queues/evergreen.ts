@@ -134,7 +134,7 @@ async function fillOne(ctx: ServiceContext, queue: QueueRow): Promise<boolean> {
       }),
       ctx.db.update(queues).set({ evergreenLastPostId: candidate.id }).where(eq(queues.id, queue.id)),
       postEvent(ctx, "post.scheduled", copy.id),
-    ] as never);
+    ]);
     return true;
   } catch (err) {
     // The slot was taken, or the post copied, by someone else meanwhile: the next run looks again.

@@ -17,6 +17,7 @@ import { and, eq, isNotNull, isNull, lt, lte, type SQL, sql } from "drizzle-orm"
 import type { BatchItem } from "drizzle-orm/batch";
 import type { WorkspaceContext } from "../../context";
 import { posts, queueSlots } from "../../db/schema";
+import { postEventsWhere } from "../webhooks/outbox";
 
 type Statement = BatchItem<"sqlite">;
 
@@ -116,7 +117,7 @@ export function reorderMoves(ctx: WorkspaceContext, queueId: string, postIds: st
           WHERE x.queue_id = ${queueId} AND x.post_id IN (SELECT value FROM json_each(${ids})) AND x.at > ${now}) t
         WHERE t.rn = (SELECT o.key + 1 FROM json_each(${ids}) o WHERE o.value = queue_slots.post_id)`,
     ),
-    syncQueuedPostTimes(ctx, queueId),
+    ...syncQueuedPostTimes(ctx, queueId),
   ];
 }
 
@@ -138,7 +139,7 @@ export function reshuffleMoves(ctx: WorkspaceContext, queueId: string, candidate
         WHERE f.rn = (SELECT m.rn FROM (SELECT x.id, row_number() OVER (ORDER BY x.at) AS rn FROM queue_slots x
           WHERE x.queue_id = ${queueId} AND x.post_id IS NOT NULL AND x.at > ${now}) m WHERE m.id = queue_slots.id)`,
     ),
-    syncQueuedPostTimes(ctx, queueId),
+    ...syncQueuedPostTimes(ctx, queueId),
   ];
 }
 
@@ -164,22 +165,35 @@ export function resumeMoves(ctx: WorkspaceContext, queueId: string, candidates: 
         WHERE f.rn = (SELECT m.rn FROM (SELECT x.id, row_number() OVER (ORDER BY x.at, x.id) AS rn
           FROM queue_slots x WHERE ${overdue}) m WHERE m.id = queue_slots.id)`,
     ),
-    syncQueuedPostTimes(ctx, queueId),
+    ...syncQueuedPostTimes(ctx, queueId),
   ];
 }
 
-/** Step 3: each post holding a slot of the queue after now gets its slot's time (only those that moved change). */
-export function syncQueuedPostTimes(ctx: WorkspaceContext, queueId: string) {
+/**
+ * Step 3: each post holding a slot of the queue after now gets its slot's time (only those that moved change), and
+ * each of them is announced to webhooks as `post.scheduled` with its new time — a receiver's copy of the schedule
+ * never goes stale. `except`: the post the request itself adds, which its caller announces.
+ */
+export function syncQueuedPostTimes(ctx: WorkspaceContext, queueId: string, except?: string): Statement[] {
   const now = ctx.now();
   const slotAt = sql`(SELECT s.at FROM queue_slots s WHERE s.post_id = posts.id)`;
-  return ctx.db
-    .update(posts)
-    .set({ scheduledAt: slotAt, updatedAt: now })
-    .where(
-      and(
-        sql`${posts.id} IN (SELECT post_id FROM queue_slots WHERE queue_id = ${queueId} AND post_id IS NOT NULL
+  return [
+    ctx.db
+      .update(posts)
+      .set({ scheduledAt: slotAt, updatedAt: now })
+      .where(
+        and(
+          sql`${posts.id} IN (SELECT post_id FROM queue_slots WHERE queue_id = ${queueId} AND post_id IS NOT NULL
           AND at > ${now})`,
-        sql`${posts.scheduledAt} IS NOT ${slotAt}`,
+          sql`${posts.scheduledAt} IS NOT ${slotAt}`,
+        ),
       ),
-    );
+    // The posts this statement just moved: queued here, written at `now` (the one timestamp of this batch).
+    postEventsWhere(
+      ctx,
+      "post.scheduled",
+      sql`posts.queue_id = ${queueId} AND posts.status = 'scheduled' AND posts.updated_at = ${now}
+        AND posts.id <> ${except ?? ""}`,
+    ),
+  ];
 }

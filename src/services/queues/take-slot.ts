@@ -250,7 +250,7 @@ export function takeSlotStatements(
       .update(posts)
       .set({ scheduledAt: sql`(SELECT at FROM queue_slots WHERE post_id = ${postId})`, queueId })
       .where(eq(posts.id, postId)),
-    ...(mode.kind === "next" ? [syncQueuedPostTimes(ctx, queueId)] : []),
+    ...(mode.kind === "next" ? syncQueuedPostTimes(ctx, queueId, postId) : []),
   ];
   return { statements, takenIndex: before.length };
 }

@@ -55,6 +55,19 @@ export function postEvent(
 }
 
 /**
+ * `postEvent` for every post `where` selects (an SQL condition on `posts`), one event each, e.g. the posts a queue
+ * move just gave new times (issue 37).
+ */
+export function postEventsWhere(ctx: EventContext, type: WebhookEventType, where: SQL) {
+  return insertEvent(
+    ctx,
+    sql`SELECT ${EVENT_ID}, r.workspace_id, ${type}, ${POST_SNAPSHOT}, NULL, ${ctx.now()}, NULL
+    FROM (SELECT posts.workspace_id AS workspace_id, ${POST_RESOURCE_COLUMNS} FROM posts
+      WHERE ${where} AND ${subscribed(sql`posts.workspace_id`, sql`${type}`)}) r`,
+  );
+}
+
+/**
  * After `recomputePostStatus` in the same batch: `post.published`, `post.partially_published` or `post.failed` —
  * only if that UPDATE settled the post just now.
  */
