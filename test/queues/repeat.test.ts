@@ -267,7 +267,27 @@ describe("the next occurrence", () => {
     expect(made.reduce((a, b) => a + b, 0)).toBe(1);
     const all = await series(ws, created.body.id);
     expect(all.map((p) => p.scheduled_at)).toEqual([ymdHis(late), ymdHis(late + 4 * DAY)]);
-    const index = await env.DB.prepare("SELECT repeat_index FROM posts WHERE id = ?").bind(all[1].id).first();
-    expect(index).toEqual({ repeat_index: 4 });
+    const stored = () =>
+      env.DB.prepare(
+        "SELECT repeat_index, json_extract(repeat, '$.anchor_at') AS anchor_at, json_extract(repeat, '$.anchor_index') AS anchor_index FROM posts WHERE id = ?",
+      )
+        .bind(all[1].id)
+        .first();
+    expect(await stored()).toEqual({ repeat_index: 4, anchor_at: late, anchor_index: 0 });
+    // The same rule sent again (the dashboard sends it with every save) keeps the series' anchor; a new rule counts
+    // from this occurrence.
+    const same = await ws.api("PUT", `/api/posts/${all[1].id}`, { repeat: { every: 1, unit: "day", count: 10 } });
+    expect(same.status, same.text).toBe(200);
+    expect(await stored()).toEqual({ repeat_index: 4, anchor_at: late, anchor_index: 0 });
+    const changed = await ws.api("PUT", `/api/posts/${all[1].id}`, { repeat: { every: 2, unit: "day", count: 10 } });
+    expect(changed.body.repeat).toEqual({
+      every: 2,
+      unit: "day",
+      until: null,
+      count: 10,
+      variations: null,
+      time_zone: "UTC",
+    });
+    expect(await stored()).toEqual({ repeat_index: 4, anchor_at: null, anchor_index: null });
   });
 });

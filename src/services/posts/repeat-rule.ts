@@ -45,6 +45,16 @@ export function storedRepeat(input: RepeatInput): StoredRepeat {
   return rule;
 }
 
+/**
+ * The rule a PUT leaves on a post: the one sent, counting from this post — or, when it is the rule the post already
+ * has (the dashboard sends it with every save), the stored one with its anchor, so re-saving never moves the series.
+ */
+export function replacedRepeat(stored: StoredRepeat | null, input: RepeatInput | null): StoredRepeat | null {
+  if (!input) return null;
+  const next = storedRepeat(input);
+  return stored && JSON.stringify(presentRepeat(stored)) === JSON.stringify(presentRepeat(next)) ? stored : next;
+}
+
 /** The rule as the Post resource shows it: every key present, the anchor left out. */
 export function presentRepeat(rule: StoredRepeat | null) {
   if (!rule) return null;

@@ -52,7 +52,7 @@ import {
   parseScheduledAt,
   type References,
 } from "./references";
-import { type RepeatInput, storedRepeat } from "./repeat-rule";
+import { type RepeatInput, replacedRepeat, type StoredRepeat } from "./repeat-rule";
 import { appendSignature, applyRowTexts, type RowTextColumns, type RowTextsInput, threadMediaIds } from "./row-texts";
 import { checkSchedule, NO_ENABLED_PLATFORM, textLimitsOf } from "./schedule-rules";
 
@@ -571,8 +571,11 @@ export async function updatePost(ctx: WorkspaceContext, postId: string, input: U
     ...(input.content !== undefined || input.signature_id !== undefined ? { content: nextContent } : {}),
     ...(input.scheduled_at !== undefined ? { scheduledAt: nextScheduledAt } : {}),
     ...(freesSlot ? { queueId: null } : {}),
-    // A new rule counts from this post (its anchor is set when the series next continues).
-    ...(input.repeat !== undefined ? { repeat: input.repeat ? storedRepeat(input.repeat) : null } : {}),
+    // A new rule counts from this post (its anchor is set when the series next continues); the same rule sent
+    // again keeps its anchor.
+    ...(input.repeat !== undefined
+      ? { repeat: replacedRepeat(postRow.repeat as StoredRepeat | null, input.repeat) }
+      : {}),
     updatedAt: now,
   };
   // Issue 37: the slot statements follow the claim, so they run only on the post as read.
