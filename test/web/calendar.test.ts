@@ -11,14 +11,13 @@ import {
   moveToDay,
   moveToSlot,
   offsetAt,
-  parseApiTime,
   parseDateKey,
   startOfWeek,
-  toApiTime,
   weekDays,
   zonedParts,
   zonedToUtc,
 } from "../../web/lib/calendar";
+import { parseApiTime, toApiTime } from "../../web/lib/time";
 
 /** The dashboard calendar's date math (web/lib/calendar.ts): plain TypeScript, run here inside workerd. */
 const utc = (s: string) => Date.parse(s);

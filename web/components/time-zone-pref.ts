@@ -1,5 +1,5 @@
 import { useEffect, useState } from "preact/hooks";
-import { isTimeZone } from "../lib/time-zone";
+import { isTimeZone } from "../lib/time";
 
 /**
  * The person's time zone: the one they picked (kept in this browser), else the browser's own. Times are typed and

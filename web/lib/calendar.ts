@@ -170,17 +170,6 @@ export function moveToSlot(ms: number, target: LocalDate, hour: number, timeZone
   return zonedToUtc({ ...target, hour, minute: t.minute, second: t.second }, timeZone);
 }
 
-/** The API's `Y-m-d H:i:s` (UTC) as an instant; null for null or a malformed value. */
-export function parseApiTime(s: string | null | undefined): number | null {
-  if (!s) return null;
-  const m = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(s);
-  if (!m) return null;
-  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-}
-
-/** An instant as the API takes it: ISO 8601 in UTC, whole seconds (`2026-12-01T09:00:00Z`). */
-export const toApiTime = (ms: number) => `${new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19)}Z`;
-
 /** Items grouped by the local day of their instant (`dateKey` → items, in the order given). */
 export function groupByDay<T>(items: T[], instant: (item: T) => number | null, timeZone: string): Map<string, T[]> {
   const groups = new Map<string, T[]>();

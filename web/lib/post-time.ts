@@ -7,7 +7,7 @@
  *   the grid: the calendar lists it in its "No date" tray, the posts list says "No date".
  * - Everything else sits at `scheduled_at`.
  */
-import { parseApiTime } from "./calendar";
+import { parseApiTime } from "./time";
 
 export interface TimedPost {
   status: string;

@@ -6,7 +6,7 @@ import { NetworkIcon, networkName } from "../components/network";
 import { EmptyState, LoadedView } from "../components/states";
 import { preferredTimeZone } from "../components/time-zone-pref";
 import { useApi } from "../components/use-api";
-import { formatInZone } from "../lib/time-zone";
+import { formatApiTime } from "../lib/time";
 import { href, navigate } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";
@@ -39,7 +39,7 @@ function health(account: Account, zone: string): { cls: string; text: string } {
   if (account.health === "expiring")
     return {
       cls: "status-publishing",
-      text: account.expires_at ? `Expires ${formatInZone(account.expires_at, zone)}` : "Expiring",
+      text: account.expires_at ? `Expires ${formatApiTime(account.expires_at, zone)}` : "Expiring",
     };
   return { cls: "status-published", text: "Connected" };
 }
@@ -288,13 +288,13 @@ function AccountItem({
           {account.health_reason ??
             (account.health === "expiring" ? "Its access ends soon." : "The network refused its access.")}{" "}
           {account.health === "expiring" && account.expires_at && !account.refreshable
-            ? `Reconnect before ${formatInZone(account.expires_at, zone)} so scheduled posts keep publishing.`
+            ? `Reconnect before ${formatApiTime(account.expires_at, zone)} so scheduled posts keep publishing.`
             : "Reconnect it so its posts publish."}
         </p>
       )}
       {account.health === "ok" && account.expires_at && (
         <p class="small muted">
-          Access ends {formatInZone(account.expires_at, zone)}
+          Access ends {formatApiTime(account.expires_at, zone)}
           {account.refreshable ? " (renewed automatically)." : "; reconnect before then."}
         </p>
       )}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api } from "../api";
-import { dateKey, dayOf, parseApiTime, zonedParts } from "../lib/calendar";
-import { formatTime } from "../lib/format";
+import { dateKey, dayOf, zonedParts } from "../lib/calendar";
+import { formatTime, parseApiTime } from "../lib/time";
 import { Link } from "../router";
 
 /** A free slot of the default queue, placed on the week grid. */

@@ -16,17 +16,16 @@ import {
   monthGrid,
   moveToDay,
   moveToSlot,
-  parseApiTime,
   parseDateKey,
   sameDay,
-  toApiTime,
   weekDays,
   zonedParts,
 } from "../lib/calendar";
 import { describeRepeat } from "../lib/compose";
-import { excerpt, formatDay, formatMonth, formatTime, formatWeekdayShort } from "../lib/format";
+import { excerpt } from "../lib/format";
 import { fetchAllPosts, type Post, type PostFilters } from "../lib/post-pages";
 import { shownInstant } from "../lib/post-time";
+import { formatDay, formatMonth, formatTime, formatWeekdayShort, parseApiTime, toApiTime } from "../lib/time";
 import { Link, navigate } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";

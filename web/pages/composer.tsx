@@ -7,7 +7,6 @@ import { networkName } from "../components/network";
 import { ErrorState, Loading } from "../components/states";
 import { TimeZoneOptions } from "../components/time-zone-options";
 import { preferredTimeZone, setPreferredTimeZone } from "../components/time-zone-pref";
-import { toApiTime } from "../lib/calendar";
 import {
   type ComposeAction,
   type ComposerRow,
@@ -23,7 +22,7 @@ import {
   updateBody,
 } from "../lib/compose";
 import { fieldId, type MappedErrors, mapFieldErrors } from "../lib/field-errors";
-import { formatInZone, utcToZoned, zonedToUtc } from "../lib/time-zone";
+import { apiTimeToInput, formatApiTime, inputToApiTime, toApiTime } from "../lib/time";
 import { Link, navigate } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";
@@ -235,11 +234,11 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
         }),
   );
   const [zone, setZone] = useState(preferredTimeZone);
-  const [when, setWhen] = useState(() => utcToZoned(data.post?.scheduled_at, preferredTimeZone()) ?? "");
+  const [when, setWhen] = useState(() => apiTimeToInput(data.post?.scheduled_at, preferredTimeZone()) ?? "");
   // Issue 37: the rule's last day is shown and sent in the composer's zone (the end of that day).
-  const untilUtc = (day: string) => (day ? zonedToUtc(`${day}T23:59`, zone) : null);
+  const untilUtc = (day: string) => (day ? inputToApiTime(`${day}T23:59`, zone) : null);
   const [repeat, setRepeat] = useState<RepeatDraft>(() =>
-    repeatDraftOf(data.post?.repeat, (utc) => (utcToZoned(utc, preferredTimeZone()) ?? "").slice(0, 10)),
+    repeatDraftOf(data.post?.repeat, (utc) => (apiTimeToInput(utc, preferredTimeZone()) ?? "").slice(0, 10)),
   );
   const [active, setActive] = useState<string>("all");
   const [signature, setSignature] = useState("");
@@ -339,7 +338,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       mediaIds: media.filter((m) => m.id).map((m) => m.id as string),
       labelIds,
       rows,
-      scheduledAt: when ? zonedToUtc(when, zone) : null,
+      scheduledAt: when ? inputToApiTime(when, zone) : null,
       repeat: repeatRequestOf(repeat, zone, untilUtc),
     };
   }
@@ -428,12 +427,12 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
     if (created) onCreated(created.id);
     if (action === "queue") {
       queueChoice.refresh();
-      setWhen(utcToZoned(saved.scheduled_at, zone) ?? "");
+      setWhen(apiTimeToInput(saved.scheduled_at, zone) ?? "");
     }
     setPost(saved);
     setRows(rowsFromPost(saved, specOf));
     // The rule as the server stored it (issue 37): what the form shows is what the post will do.
-    setRepeat(repeatDraftOf(saved.repeat, (utc) => (utcToZoned(utc, zone) ?? "").slice(0, 10)));
+    setRepeat(repeatDraftOf(saved.repeat, (utc) => (apiTimeToInput(utc, zone) ?? "").slice(0, 10)));
     setMedia((list) => {
       const fresh = saved.media.map(mediaFromPost);
       // Keep failed uploads on screen so their message stays; everything else is the server's.
@@ -459,10 +458,10 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
       message:
         saved.status === "scheduled"
           ? action === "queue"
-            ? `Added to the queue “${queueChoice.queue?.name}”: goes out ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+            ? `Added to the queue “${queueChoice.queue?.name}”: goes out ${formatApiTime(saved.scheduled_at, zone)} (${zone}).`
             : action === "save"
-              ? `Changes saved. Still scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
-              : `Scheduled for ${formatInZone(saved.scheduled_at, zone)} (${zone}).`
+              ? `Changes saved. Still scheduled for ${formatApiTime(saved.scheduled_at, zone)} (${zone}).`
+              : `Scheduled for ${formatApiTime(saved.scheduled_at, zone)} (${zone}).`
           : moved
             ? `Moved to drafts: it no longer goes out${problems.length > 0 ? ". Before it can be scheduled or published:" : " until it is scheduled again."}`
             : problems.length > 0
@@ -789,10 +788,10 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
                   onChange={(ev) => {
                     const z = (ev.currentTarget as HTMLSelectElement).value;
                     // The same instant, shown in the new zone.
-                    const utc = when ? zonedToUtc(when, zone) : null;
+                    const utc = when ? inputToApiTime(when, zone) : null;
                     setZone(z);
                     setPreferredTimeZone(z);
-                    if (utc) setWhen(utcToZoned(utc, z) ?? when);
+                    if (utc) setWhen(apiTimeToInput(utc, z) ?? when);
                   }}
                 >
                   <TimeZoneOptions current={zone} />

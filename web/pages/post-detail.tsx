@@ -9,10 +9,8 @@ import { QueueNote } from "../components/queue-note";
 import { ErrorState, Loading } from "../components/states";
 import { StatusBadge, statusLabel } from "../components/status";
 import { useTimeZone } from "../components/time-zone-pref";
-import { toApiTime } from "../lib/calendar";
 import { describeRepeat } from "../lib/compose";
-import { formatApiTime, formatTime } from "../lib/format";
-import { utcToZoned, zonedToUtc } from "../lib/time-zone";
+import { apiTimeToInput, formatApiTime, formatTime, inputToApiTime, toApiTime } from "../lib/time";
 import { Link } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";
@@ -83,7 +81,7 @@ export default function PostDetailPage({ params }: PageProps) {
       if (data) {
         setPost(data);
         setError(null);
-        setWhen(utcToZoned(data.scheduled_at, timeZone) ?? "");
+        setWhen(apiTimeToInput(data.scheduled_at, timeZone) ?? "");
       } else setError({ status: response.status, message: errorMessage(failed, "The post could not be loaded.") });
     });
     return () => {
@@ -154,7 +152,7 @@ export default function PostDetailPage({ params }: PageProps) {
   async function reschedule(e: Event) {
     e.preventDefault();
     setWhenError(null);
-    const at = zonedToUtc(when, timeZone);
+    const at = inputToApiTime(when, timeZone);
     if (at === null) {
       setWhenError("Enter a date and a time.");
       return;
@@ -169,7 +167,7 @@ export default function PostDetailPage({ params }: PageProps) {
     const { data, error: failed } = await api.PUT("/api/posts/{post}", { params: { path: { post: id } }, body });
     if (data) {
       setPost(data);
-      setWhen(utcToZoned(data.scheduled_at, timeZone) ?? "");
+      setWhen(apiTimeToInput(data.scheduled_at, timeZone) ?? "");
       setAction({
         busy: false,
         message:

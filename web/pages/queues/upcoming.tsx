@@ -2,10 +2,10 @@ import { useEffect, useState } from "preact/hooks";
 import { errorMessage, type Schema } from "../../../sdk/index";
 import { api } from "../../api";
 import { ErrorState, Loading } from "../../components/states";
-import { parseApiTime, toApiTime } from "../../lib/calendar";
 import { excerpt } from "../../lib/format";
 import { fetchAllPosts } from "../../lib/post-pages";
 import { slotLong, swapOrder } from "../../lib/queue-slots";
+import { parseApiTime, toApiTime } from "../../lib/time";
 import { Link } from "../../router";
 
 type Queue = Schema<"Queue">;

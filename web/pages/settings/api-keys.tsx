@@ -5,7 +5,7 @@ import { ConfirmButton, Field, FormErrors, inputValue, SecretOnce, useFormErrors
 import { EmptyState, LoadedView } from "../../components/states";
 import { preferredTimeZone } from "../../components/time-zone-pref";
 import { useApi } from "../../components/use-api";
-import { formatInZone, zonedToUtc } from "../../lib/time-zone";
+import { formatApiTime, inputToApiTime } from "../../lib/time";
 import type { SectionProps } from "../settings";
 
 type ApiKey = Schema<"ApiKey">;
@@ -32,7 +32,7 @@ export default function ApiKeysSection({ canWrite }: SectionProps) {
   async function create(e: Event) {
     e.preventDefault();
     clear();
-    const expiresAt = expires ? zonedToUtc(expires, zone) : null;
+    const expiresAt = expires ? inputToApiTime(expires, zone) : null;
     if (expires && !expiresAt) {
       fail({ errors: { expires_at: ["Enter a date and time, or leave it empty for no expiry."] } }, ["expires_at"]);
       return;
@@ -156,9 +156,9 @@ export default function ApiKeysSection({ canWrite }: SectionProps) {
                   <tr key={k.id}>
                     <th scope="row">{k.name}</th>
                     <td>{k.scopes.join(", ")}</td>
-                    <td>{formatInZone(k.created_at, zone)}</td>
-                    <td>{k.last_used_at ? formatInZone(k.last_used_at, zone) : "never"}</td>
-                    <td>{k.expires_at ? formatInZone(k.expires_at, zone) : "never"}</td>
+                    <td>{formatApiTime(k.created_at, zone)}</td>
+                    <td>{k.last_used_at ? formatApiTime(k.last_used_at, zone) : "never"}</td>
+                    <td>{k.expires_at ? formatApiTime(k.expires_at, zone) : "never"}</td>
                     {canWrite && (
                       <td>
                         <ConfirmButton

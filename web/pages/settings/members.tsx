@@ -5,7 +5,7 @@ import { ConfirmButton, Field, FormErrors, inputValue, SecretOnce, useFormErrors
 import { EmptyState, LoadedView } from "../../components/states";
 import { preferredTimeZone } from "../../components/time-zone-pref";
 import { useApi } from "../../components/use-api";
-import { formatInZone } from "../../lib/time-zone";
+import { formatApiTime } from "../../lib/time";
 import { useSession } from "../../session-context";
 import type { SectionProps } from "../settings";
 
@@ -77,7 +77,7 @@ function MemberRow({
           member.role
         )}
       </td>
-      <td>{formatInZone(member.created_at, zone)}</td>
+      <td>{formatApiTime(member.created_at, zone)}</td>
       {canWrite && (
         <td>
           {changeable && (
@@ -237,7 +237,7 @@ export default function MembersSection({ canWrite }: SectionProps) {
                 <span class="item-main">
                   <strong>{inv.email ?? "Any existing account with the link"}</strong>
                   <span class="small muted">
-                    {inv.role}, expires {formatInZone(inv.expires_at, zone)}
+                    {inv.role}, expires {formatApiTime(inv.expires_at, zone)}
                   </span>
                 </span>
                 {canWrite && (

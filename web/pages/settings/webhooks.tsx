@@ -6,7 +6,7 @@ import { ConfirmButton, Field, FormErrors, inputValue, SecretOnce, useFormErrors
 import { EmptyState, LoadedView } from "../../components/states";
 import { preferredTimeZone } from "../../components/time-zone-pref";
 import { useApi } from "../../components/use-api";
-import { formatInZone } from "../../lib/time-zone";
+import { formatApiTime } from "../../lib/time";
 import type { SectionProps } from "../settings";
 
 type Endpoint = Schema<"WebhookEndpoint">;
@@ -121,7 +121,7 @@ function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrite: bool
                           {d.status}
                         </span>
                         {d.next_attempt_at && (
-                          <span class="small muted"> next try {formatInZone(d.next_attempt_at, zone)}</span>
+                          <span class="small muted"> next try {formatApiTime(d.next_attempt_at, zone)}</span>
                         )}
                       </td>
                       <td>{d.attempts}</td>
@@ -129,7 +129,7 @@ function Deliveries({ endpoint, canWrite }: { endpoint: Endpoint; canWrite: bool
                         {d.response_status ?? "—"}
                         {d.error && <span class="small muted"> {d.error}</span>}
                       </td>
-                      <td>{d.last_attempt_at ? formatInZone(d.last_attempt_at, zone) : "—"}</td>
+                      <td>{d.last_attempt_at ? formatApiTime(d.last_attempt_at, zone) : "—"}</td>
                       {canWrite && (
                         <td>
                           {(d.status === "succeeded" || d.status === "failed") && (
@@ -219,13 +219,13 @@ function EndpointItem({
             </span>
             {endpoint.disabled_reason && <span class="small"> {endpoint.disabled_reason}</span>}
             {endpoint.failing_since && (
-              <span class="small warn-text"> failing since {formatInZone(endpoint.failing_since, zone)}</span>
+              <span class="small warn-text"> failing since {formatApiTime(endpoint.failing_since, zone)}</span>
             )}
           </span>
           <span class="small muted">{endpoint.events.join(", ")}</span>
           {endpoint.previous_secret_expires_at && (
             <span class="small muted">
-              The previous secret also signs until {formatInZone(endpoint.previous_secret_expires_at, zone)}.
+              The previous secret also signs until {formatApiTime(endpoint.previous_secret_expires_at, zone)}.
             </span>
           )}
         </span>
