@@ -3,6 +3,7 @@ import { CreatePostRequest, ListPostsQuery, UpdatePostRequest } from "../routes/
 import { getPostMetrics } from "../services/metrics/get-post-metrics";
 import { createPost } from "../services/posts/create-post";
 import { deletePost } from "../services/posts/delete-post";
+import { duplicatePost } from "../services/posts/duplicate-post";
 import { getPost } from "../services/posts/get-post";
 import { listPosts } from "../services/posts/list-posts";
 import { previewPost } from "../services/posts/preview-post";
@@ -144,6 +145,16 @@ export const postTools = [
       await deletePost(ctx, post_id as string);
       return { deleted: true, id: post_id };
     },
+  }),
+  defineTool({
+    name: "duplicate-post-tool",
+    scope: "publish",
+    title: "Duplicate post",
+    description:
+      "Makes a new draft with a post's content, targets (row texts, threads, first comments, meta), media and labels; no time, no queue, no repeat rule. Works on published posts too. Answers the new draft.",
+    input: { post_id: postId },
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+    run: (ctx, { post_id }) => duplicatePost(ctx, post_id as string),
   }),
   defineTool({
     name: "preview-post-tool",

@@ -79,6 +79,7 @@ async function continueOne(ctx: ServiceContext, o: Occurrence): Promise<boolean>
     return false;
   }
   const copy = copyPostStatements(ctx.db, source, {
+    status: "scheduled",
     content: occurrenceContent(rule, next.index, source.post.content),
     scheduledAt: next.at,
     queueId: null,

@@ -71,6 +71,13 @@ describe("MCP tool server: post tools", () => {
     expect(otherAccount.meta.total).toBe(0);
     expect(await callTool(client, "get-post-tool", { post_id: post.id })).toEqual(scheduled);
 
+    // Issue 40: a duplicate is a new draft with the same text, targets and media, as REST answers it.
+    const copy = await callTool(client, "duplicate-post-tool", { post_id: post.id });
+    expect(copy).toMatchObject({ status: "draft", scheduled_at: null, content: "Hello from an agent" });
+    expect(copy.id).not.toBe(post.id);
+    expect(copy.media.map((m: { id: string }) => m.id)).toEqual([media.id]);
+    expect((await ws.api("GET", `/api/posts/${copy.id}`)).body).toEqual(copy);
+
     expect(await callTool(client, "delete-post-tool", { post_id: post.id })).toEqual({ deleted: true, id: post.id });
     expect((await ws.api("GET", `/api/posts/${post.id}`)).status).toBe(404);
     await client.close();

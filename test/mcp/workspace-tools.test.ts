@@ -33,6 +33,7 @@ describe("MCP tool server: workspace tools", () => {
         "update-post-tool",
         "publish-post-tool",
         "delete-post-tool",
+        "duplicate-post-tool",
         "preview-post-tool",
         "attach-media-from-url-tool",
         "request-media-upload-tool",

@@ -1,6 +1,7 @@
 import type { App } from "../../types";
 import { registerCreatePost } from "./create-post";
 import { registerDeletePost } from "./delete-post";
+import { registerDuplicatePost } from "./duplicate-post";
 import { registerGetPost } from "./get-post";
 import { registerListPosts } from "./list-posts";
 import { registerPreviewPost } from "./preview-post";
@@ -12,5 +13,6 @@ export function registerPosts(app: App) {
   registerGetPost(app);
   registerUpdatePost(app);
   registerDeletePost(app);
+  registerDuplicatePost(app);
   registerPreviewPost(app);
 }

@@ -118,15 +118,14 @@ const RepeatRequest = z
   });
 
 /** Inline (not a named component) so the Post's `repeat` stays nullable in the OpenAPI document. */
-export const RepeatSchema = z
-  .object({
-    every: z.number().int(),
-    unit: z.enum(["day", "week", "month"]),
-    until: ymdHis.nullable(),
-    count: z.number().int().nullable(),
-    variations: z.array(z.string()).nullable(),
-    time_zone: z.string(),
-  });
+export const RepeatSchema = z.object({
+  every: z.number().int(),
+  unit: z.enum(["day", "week", "month"]),
+  until: ymdHis.nullable(),
+  count: z.number().int().nullable(),
+  variations: z.array(z.string()).nullable(),
+  time_zone: z.string(),
+});
 
 const scheduledAtField = z.string().nullable().optional().openapi({
   description:
@@ -462,12 +461,10 @@ export const PreviewItemSchema = z
     max_content_length: z.number().int(),
     media_count: z.number().int(),
     max_media_count: z.number().int(),
-    problems: z
-      .array(z.string())
-      .openapi({
-        description:
-          "Why the row would fail at publish time; empty when it would publish. For a repeating post on X or LinkedIn without variations (or with a row text of its own) also that the later occurrences repeat the text, which the network refuses (issue 37).",
-      }),
+    problems: z.array(z.string()).openapi({
+      description:
+        "Why the row would fail at publish time; empty when it would publish. For a repeating post on X or LinkedIn without variations (or with a row text of its own) also that the later occurrences repeat the text, which the network refuses (issue 37).",
+    }),
     thread: z
       .array(
         z.object({

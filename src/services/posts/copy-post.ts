@@ -7,7 +7,7 @@ import { newId } from "../../lib/ids";
 import type { StoredRepeat } from "./repeat-rule";
 
 /**
- * Issue 37: a post copied as a new one — a repeat's next occurrence, an evergreen refill. The copy has the same
+ * Issue 37: a post copied as a new one — a repeat's next occurrence, an evergreen refill, a duplicate (issue 40). The copy has the same
  * targets (each row's network, content type, meta, own text, thread and first comment), media and labels, and rows
  * of its own that start over: pending, no id or link on the network, no results, no attempts.
  */
@@ -44,11 +44,14 @@ export async function readCopySource(db: Db, postId: string): Promise<CopySource
 }
 
 export interface CopyOptions {
+  /** `scheduled` for a repeat's occurrence or an evergreen copy; `draft` for a duplicate (issue 40). */
+  status: "draft" | "scheduled";
   content: string | null;
-  scheduledAt: number;
+  scheduledAt: number | null;
   queueId: string | null;
   repeat: StoredRepeat | null;
-  repeatOf: string;
+  /** The series' first post or the evergreen original; null for a duplicate, which is a post of its own. */
+  repeatOf: string | null;
   repeatIndex: number;
   now: number;
 }
@@ -68,7 +71,7 @@ export function copyPostStatements(
       id,
       workspaceId: source.post.workspaceId,
       content: o.content,
-      status: "scheduled",
+      status: o.status,
       scheduledAt: o.scheduledAt,
       publishedAt: null,
       queueId: o.queueId,

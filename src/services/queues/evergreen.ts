@@ -101,6 +101,7 @@ async function fillOne(ctx: ServiceContext, queue: QueueRow): Promise<boolean> {
   const source = await readCopySource(ctx.db, candidate.id);
   if (!source) return false;
   const copy = copyPostStatements(ctx.db, source, {
+    status: "scheduled",
     content: source.post.content,
     scheduledAt: at,
     queueId: queue.id,
