@@ -740,7 +740,7 @@ test("issue 37: create a queue on the Queue page, add two posts to it from the c
   });
 });
 
-test("issue 37: a repeating post from the composer — every week, 3 times, two more texts — shows its rule; once it goes out the cron schedules the next one, marked on the calendar", {
+test("issue 37: a repeating post from the composer — every week, 3 times, two more texts — shows its rule; once it goes out the cron schedules the next one, marked on the calendar; issue 40: the published post duplicated from its page", {
   skip: SKIP,
   timeout: 90_000,
 }, async () => {
@@ -817,6 +817,20 @@ test("issue 37: a repeating post from the composer — every week, 3 times, two 
     await chip.getByText("Repeats every week, 3 times in all (2 texts in turn)").waitFor({ state: "attached" });
     await chip.click();
     await page.getByRole("link", { name: "A repeat of an earlier post" }).waitFor();
+
+    // Issue 40: the published first post duplicated from its page: the composer opens on a new draft, as the API has it.
+    await open(page, `/posts/${id}`, "Post");
+    await page.getByRole("button", { name: "Duplicate as a new draft" }).click();
+    await page.getByRole("heading", { level: 1, name: "Edit post" }).waitFor();
+    await page.getByText(/^Duplicated: this is a new draft with the same text, networks, media and labels/).waitFor();
+    const copyId = new URL(page.url()).pathname.split("/").pop();
+    assert.notEqual(copyId, id);
+    const copy = await get(copyId);
+    assert.deepEqual(
+      [copy.status, copy.content, copy.scheduled_at, copy.repeat, copy.repeat_of, copy.platforms.map((p) => p.status)],
+      ["draft", "Weekly tip 1: rest the dough 🍞", null, null, null, ["pending"]],
+    );
+    assert.equal(await page.getByLabel("Text for all networks").inputValue(), "Weekly tip 1: rest the dough 🍞");
   });
 });
 

@@ -52,6 +52,8 @@ interface Loaded {
   wantedQueue: string | null;
   /** The exact slot it was opened for (`&slot=<Y-m-d H:i:s>`, a free slot of the calendar's week view). */
   wantedSlot: string | null;
+  /** Opened on a duplicate just made (`?duplicated=1`, the post page's "Duplicate as a new draft"; issue 40). */
+  duplicated: boolean;
 }
 
 /** Loads what the composer needs; `/compose/<id>` edits that post. */
@@ -96,6 +98,7 @@ export default function ComposePage({ params, location }: PageProps) {
         post: post?.data ?? null,
         wantedQueue: location.query.get("queue"),
         wantedSlot: location.query.get("slot"),
+        duplicated: location.query.get("duplicated") === "1",
       });
     })();
   }, [postId, attempt]);
@@ -540,6 +543,12 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   return (
     <section class="composer">
       <h1>{post ? "Edit post" : "Compose"}</h1>
+      {data.duplicated && (
+        <p class="notice" role="status">
+          Duplicated: this is a new draft with the same text, networks, media and labels. Pick a time, or add it to a
+          queue.
+        </p>
+      )}
       {post && (
         <p class="muted">
           <span class={`status status-${post.status}`}>{post.status.replace("_", " ")}</span>{" "}

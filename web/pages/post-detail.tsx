@@ -11,7 +11,7 @@ import { StatusBadge, statusLabel } from "../components/status";
 import { useTimeZone } from "../components/time-zone-pref";
 import { describeRepeat } from "../lib/compose";
 import { apiTimeToInput, formatApiTime, formatTime, inputToApiTime, toApiTime } from "../lib/time";
-import { Link } from "../router";
+import { Link, navigate } from "../router";
 import type { PageProps } from "../routes";
 import { canEdit } from "../session";
 import { useSession } from "../session-context";
@@ -142,6 +142,17 @@ export default function PostDetailPage({ params }: PageProps) {
     const first = Object.values(fields)[0]?.[0];
     setAction({ busy: false, message: null, error: first ?? errorMessage(failed, "The post could not be changed.") });
     return false;
+  }
+
+  /** Issue 40: a new draft with this post's text, networks, media and labels, opened in the composer. */
+  async function duplicate() {
+    setAction({ busy: true, message: null, error: null });
+    const { data, error: failed } = await api.POST("/api/posts/{post}/duplicate", { params: { path: { post: id } } });
+    if (!data) {
+      setAction({ busy: false, message: null, error: errorMessage(failed, "The post could not be duplicated.") });
+      return;
+    }
+    navigate(`/compose/${data.id}?duplicated=1`);
   }
 
   /**
@@ -334,6 +345,19 @@ export default function PostDetailPage({ params }: PageProps) {
             </p>
           )}
           {action.error && (
+            <p class="field-error" role="alert">
+              {action.error}
+            </p>
+          )}
+        </div>
+      )}
+
+      {editable && (
+        <div class="toolbar">
+          <button type="button" class="button" disabled={action.busy} onClick={() => void duplicate()}>
+            Duplicate as a new draft
+          </button>
+          {!canChange && action.error && (
             <p class="field-error" role="alert">
               {action.error}
             </p>
