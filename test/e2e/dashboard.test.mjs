@@ -740,7 +740,7 @@ test("issue 37: create a queue on the Queue page, add two posts to it from the c
   });
 });
 
-test("issue 37: a repeating post from the composer — every week, 3 times, two more texts — shows its rule; once it goes out the cron schedules the next one, marked on the calendar; issue 40: the published post duplicated from its page", {
+test("issue 37: a repeating post from the composer — every week, 3 times, two more texts — shows its rule; once it goes out the cron schedules the next one, marked on the calendar; issue 40: the published post duplicated from its page, the copy deleted", {
   skip: SKIP,
   timeout: 90_000,
 }, async () => {
@@ -831,6 +831,23 @@ test("issue 37: a repeating post from the composer — every week, 3 times, two 
       ["draft", "Weekly tip 1: rest the dough 🍞", null, null, null, ["pending"]],
     );
     assert.equal(await page.getByLabel("Text for all networks").inputValue(), "Weekly tip 1: rest the dough 🍞");
+
+    // Issue 40: the duplicate deleted from its page after a confirmation; the API no longer has it.
+    await open(page, `/posts/${copyId}`, "Post");
+    await page.getByRole("button", { name: "Delete post" }).click();
+    await page
+      .getByRole("group", { name: "Confirm deleting the post" })
+      .getByRole("button", { name: "Keep it" })
+      .click();
+    assert.equal((await dash.api("GET", `/api/posts/${copyId}`)).status, 200);
+    await page.getByRole("button", { name: "Delete post" }).click();
+    await page.getByRole("button", { name: "Delete for good" }).click();
+    await page.getByRole("heading", { level: 1, name: "Posts" }).waitFor();
+    await page
+      .getByRole("status")
+      .getByText("The post was deleted. Anything it had published stays on the networks.")
+      .waitFor();
+    assert.equal((await dash.api("GET", `/api/posts/${copyId}`)).status, 404);
   });
 });
 

@@ -144,6 +144,26 @@ export default function PostDetailPage({ params }: PageProps) {
     return false;
   }
 
+  /** Issue 40: deletes the post here (never on the networks) after a confirmation; a 409 (publishing) says so. */
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  async function remove() {
+    setAction({ busy: true, message: null, error: null });
+    const { error: failed, response } = await api.DELETE("/api/posts/{post}", { params: { path: { post: id } } });
+    if (response.status === 204) {
+      navigate("/posts?deleted=1");
+      return;
+    }
+    setConfirmDelete(false);
+    setAction({
+      busy: false,
+      message: null,
+      error:
+        response.status === 409
+          ? "It is being published right now, so it cannot be deleted; try again once it has gone out."
+          : errorMessage(failed, "The post could not be deleted."),
+    });
+  }
+
   /** Issue 40: a new draft with this post's text, networks, media and labels, opened in the composer. */
   async function duplicate() {
     setAction({ busy: true, message: null, error: null });
@@ -357,6 +377,21 @@ export default function PostDetailPage({ params }: PageProps) {
           <button type="button" class="button" disabled={action.busy} onClick={() => void duplicate()}>
             Duplicate as a new draft
           </button>
+          {!confirmDelete ? (
+            <button type="button" class="button" disabled={action.busy} onClick={() => setConfirmDelete(true)}>
+              Delete post
+            </button>
+          ) : (
+            <div class="confirm" role="group" aria-label="Confirm deleting the post">
+              <p>Delete this post here? It stays on any network it went out to.</p>
+              <button type="button" class="button button-danger" disabled={action.busy} onClick={() => void remove()}>
+                Delete for good
+              </button>
+              <button type="button" class="button" onClick={() => setConfirmDelete(false)}>
+                Keep it
+              </button>
+            </div>
+          )}
           {!canChange && action.error && (
             <p class="field-error" role="alert">
               {action.error}

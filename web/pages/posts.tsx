@@ -81,6 +81,11 @@ export default function PostsPage({ location }: PageProps) {
   return (
     <section>
       <h1>Posts</h1>
+      {q.get("deleted") === "1" && (
+        <p class="notice" role="status">
+          The post was deleted. Anything it had published stays on the networks.
+        </p>
+      )}
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label for="posts-status">Status</label>
