@@ -52,3 +52,24 @@ export function errorFields(err: unknown): Record<string, unknown> {
   }
   return { error: redactQueryParams(String(err)) };
 }
+
+/**
+ * Runs `step` on each item one after another, a failing item logged as `event` (with `fields(item)`) and skipped so
+ * the rest still run; how many answered true. The cron's per-item steps (repeats, evergreen refills) use it.
+ */
+export async function countEach<T>(
+  items: readonly T[],
+  step: (item: T) => Promise<boolean>,
+  event: string,
+  fields: (item: T) => Record<string, unknown>,
+): Promise<number> {
+  let done = 0;
+  for (const item of items) {
+    try {
+      if (await step(item)) done++;
+    } catch (err) {
+      log("error", event, { ...fields(item), ...errorFields(err) });
+    }
+  }
+  return done;
+}

@@ -2,7 +2,7 @@ import { and, eq, inArray, isNotNull } from "drizzle-orm";
 import type { ServiceContext } from "../context";
 import { constraintFailure } from "../db/errors";
 import { posts } from "../db/schema";
-import { errorFields, log } from "../lib/logger";
+import { countEach } from "../lib/logger";
 import { copyPostStatements, readCopySource } from "../services/posts/copy-post";
 import { nextOccurrence, occurrenceContent, type StoredRepeat } from "../services/posts/repeat-rule";
 import { postEvent } from "../services/webhooks/outbox";
@@ -40,19 +40,15 @@ export async function continueRepeats(ctx: ServiceContext, scope?: { workspaceId
       ),
     )
     .limit(REPEATS_PER_RUN);
-  let created = 0;
-  for (const occurrence of due) {
-    try {
-      if (await continueOne(ctx, occurrence)) created++;
-    } catch (err) {
-      log("error", "repeat_continue_failed", {
-        request_id: ctx.requestId,
-        post_id: occurrence.id,
-        ...errorFields(err),
-      });
-    }
-  }
-  return created;
+  return countEach(
+    due,
+    (o) => continueOne(ctx, o),
+    "repeat_continue_failed",
+    (o) => ({
+      request_id: ctx.requestId,
+      post_id: o.id,
+    }),
+  );
 }
 
 interface Occurrence {

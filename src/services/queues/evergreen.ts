@@ -3,7 +3,7 @@ import type { ServiceContext } from "../../context";
 import { constraintFailure } from "../../db/errors";
 import { queueSlots, queues } from "../../db/schema";
 import { newId } from "../../lib/ids";
-import { errorFields, log } from "../../lib/logger";
+import { countEach } from "../../lib/logger";
 import { copyPostStatements, readCopySource } from "../posts/copy-post";
 import { postEvent } from "../webhooks/outbox";
 import { upcomingSlotTimes } from "./slot-times";
@@ -38,15 +38,15 @@ export async function fillEvergreenSlots(ctx: ServiceContext, scope?: { workspac
       ),
     )
     .limit(EVERGREEN_QUEUES_PER_RUN);
-  let filled = 0;
-  for (const queue of rows) {
-    try {
-      if (await fillOne(ctx, queue)) filled++;
-    } catch (err) {
-      log("error", "evergreen_fill_failed", { request_id: ctx.requestId, queue_id: queue.id, ...errorFields(err) });
-    }
-  }
-  return filled;
+  return countEach(
+    rows,
+    (q) => fillOne(ctx, q),
+    "evergreen_fill_failed",
+    (q) => ({
+      request_id: ctx.requestId,
+      queue_id: q.id,
+    }),
+  );
 }
 
 /** The queue's first slot within the horizon that no post and no live reservation holds; null when none. */
