@@ -831,12 +831,15 @@ test("issue 37: a repeating post from the composer — every week, 3 times, two 
       ["draft", "Weekly tip 1: rest the dough 🍞", null, null, null, ["pending"]],
     );
     assert.equal(await page.getByLabel("Text for all networks").inputValue(), "Weekly tip 1: rest the dough 🍞");
+    // The composer of a saved post offers the same two actions.
+    await page.getByRole("button", { name: "Duplicate as a new draft" }).waitFor();
+    await page.getByRole("button", { name: "Delete post" }).waitFor();
 
     // Issue 40: the duplicate deleted from its page after a confirmation; the API no longer has it.
     await open(page, `/posts/${copyId}`, "Post");
     await page.getByRole("button", { name: "Delete post" }).click();
     await page
-      .getByRole("group", { name: "Confirm deleting the post" })
+      .getByRole("group", { name: /^Delete this post here\?/ })
       .getByRole("button", { name: "Keep it" })
       .click();
     assert.equal((await dash.api("GET", `/api/posts/${copyId}`)).status, 200);
@@ -848,6 +851,29 @@ test("issue 37: a repeating post from the composer — every week, 3 times, two 
       .getByText("The post was deleted. Anything it had published stays on the networks.")
       .waitFor();
     assert.equal((await dash.api("GET", `/api/posts/${copyId}`)).status, 404);
+
+    // The same two from the posts list: a row's Duplicate opens the copy; the copy's row Delete asks, then deletes.
+    await open(page, "/posts", "Posts");
+    const firstRow = page
+      .getByRole("row")
+      .filter({ has: page.getByRole("link", { name: "Weekly tip 1: rest the dough 🍞" }) });
+    await firstRow.first().getByRole("button", { name: "Duplicate" }).click();
+    await page.getByText(/^Duplicated: this is a new draft/).waitFor();
+    const listCopy = new URL(page.url()).pathname.split("/").pop();
+    assert.deepEqual(
+      [(await get(listCopy)).status, (await get(listCopy)).content],
+      ["draft", "Weekly tip 1: rest the dough 🍞"],
+    );
+    await open(page, "/posts?status=draft", "Posts");
+    const copyRow = page.getByRole("row").filter({ has: page.locator(`a[href$="/posts/${listCopy}"]`) });
+    await copyRow.getByRole("button", { name: "Delete" }).click();
+    await copyRow.getByRole("button", { name: "Delete for good" }).click();
+    await page
+      .getByRole("status")
+      .getByText("The post was deleted. Anything it had published stays on the networks.")
+      .waitFor();
+    assert.equal((await dash.api("GET", `/api/posts/${listCopy}`)).status, 404);
+    await page.locator(`a[href$="/posts/${listCopy}"]`).waitFor({ state: "detached" });
   });
 });
 

@@ -4,6 +4,7 @@ import { webLink } from "../../src/lib/web-link";
 import { api } from "../api";
 import { Field, FormErrors } from "../components/form";
 import { networkName } from "../components/network";
+import { DeletePostControl, DuplicateButton } from "../components/post-actions";
 import { ErrorState, Loading } from "../components/states";
 import { TimeZoneOptions } from "../components/time-zone-options";
 import { preferredTimeZone, setPreferredTimeZone } from "../components/time-zone-pref";
@@ -873,6 +874,18 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
           {uploading && <span class="small muted">Wait for the uploads to finish.</span>}
         </div>
       </form>
+
+      {/* Issue 40: a saved post can be duplicated or deleted from here too (what is typed and unsaved stays behind). */}
+      {post && (
+        <div class="toolbar compose-post-actions">
+          <DuplicateButton postId={post.id} onError={(message) => fail(undefined, message)} />
+          <DeletePostControl
+            postId={post.id}
+            onDeleted={() => navigate("/posts?deleted=1")}
+            onError={(message) => fail(undefined, message)}
+          />
+        </div>
+      )}
 
       <div ref={statusRef} tabIndex={-1} class="compose-status" role="status">
         {phase.kind === "publishing" && (

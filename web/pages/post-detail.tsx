@@ -5,6 +5,7 @@ import { api } from "../api";
 import { LabelChip } from "../components/label-chip";
 import { MetricsChart } from "../components/metrics-chart";
 import { NetworkIcon, networkName } from "../components/network";
+import { DeletePostControl, DuplicateButton } from "../components/post-actions";
 import { QueueNote } from "../components/queue-note";
 import { ErrorState, Loading } from "../components/states";
 import { StatusBadge, statusLabel } from "../components/status";
@@ -142,37 +143,6 @@ export default function PostDetailPage({ params }: PageProps) {
     const first = Object.values(fields)[0]?.[0];
     setAction({ busy: false, message: null, error: first ?? errorMessage(failed, "The post could not be changed.") });
     return false;
-  }
-
-  /** Issue 40: deletes the post here (never on the networks) after a confirmation; a 409 (publishing) says so. */
-  const [confirmDelete, setConfirmDelete] = useState(false);
-  async function remove() {
-    setAction({ busy: true, message: null, error: null });
-    const { error: failed, response } = await api.DELETE("/api/posts/{post}", { params: { path: { post: id } } });
-    if (response.status === 204) {
-      navigate("/posts?deleted=1");
-      return;
-    }
-    setConfirmDelete(false);
-    setAction({
-      busy: false,
-      message: null,
-      error:
-        response.status === 409
-          ? "It is being published right now, so it cannot be deleted; try again once it has gone out."
-          : errorMessage(failed, "The post could not be deleted."),
-    });
-  }
-
-  /** Issue 40: a new draft with this post's text, networks, media and labels, opened in the composer. */
-  async function duplicate() {
-    setAction({ busy: true, message: null, error: null });
-    const { data, error: failed } = await api.POST("/api/posts/{post}/duplicate", { params: { path: { post: id } } });
-    if (!data) {
-      setAction({ busy: false, message: null, error: errorMessage(failed, "The post could not be duplicated.") });
-      return;
-    }
-    navigate(`/compose/${data.id}?duplicated=1`);
   }
 
   /**
@@ -374,24 +344,12 @@ export default function PostDetailPage({ params }: PageProps) {
 
       {editable && (
         <div class="toolbar">
-          <button type="button" class="button" disabled={action.busy} onClick={() => void duplicate()}>
-            Duplicate as a new draft
-          </button>
-          {!confirmDelete ? (
-            <button type="button" class="button" disabled={action.busy} onClick={() => setConfirmDelete(true)}>
-              Delete post
-            </button>
-          ) : (
-            <div class="confirm" role="group" aria-label="Confirm deleting the post">
-              <p>Delete this post here? It stays on any network it went out to.</p>
-              <button type="button" class="button button-danger" disabled={action.busy} onClick={() => void remove()}>
-                Delete for good
-              </button>
-              <button type="button" class="button" onClick={() => setConfirmDelete(false)}>
-                Keep it
-              </button>
-            </div>
-          )}
+          <DuplicateButton postId={id} onError={(error) => setAction({ busy: false, message: null, error })} />
+          <DeletePostControl
+            postId={id}
+            onDeleted={() => navigate("/posts?deleted=1")}
+            onError={(error) => setAction({ busy: false, message: null, error })}
+          />
           {!canChange && action.error && (
             <p class="field-error" role="alert">
               {action.error}

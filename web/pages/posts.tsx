@@ -3,6 +3,7 @@ import { errorMessage, type Schema } from "../../sdk/index";
 import { api } from "../api";
 import { LabelChip } from "../components/label-chip";
 import { NetworkIcon } from "../components/network";
+import { DeletePostControl, DuplicateButton } from "../components/post-actions";
 import { EmptyState, ErrorState, Loading } from "../components/states";
 import { StatusBadge, statusLabel } from "../components/status";
 import { useTimeZone } from "../components/time-zone-pref";
@@ -35,6 +36,8 @@ function postsHref(values: Partial<Record<FilterKey | "page", string>>) {
   return s ? `/posts?${s}` : "/posts";
 }
 
+const DELETED = "The post was deleted. Anything it had published stays on the networks.";
+
 export default function PostsPage({ location }: PageProps) {
   const { membership } = useSession();
   const [timeZone] = useTimeZone();
@@ -44,6 +47,9 @@ export default function PostsPage({ location }: PageProps) {
   const [result, setResult] = useState<Schema<"PostPage"> | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [reload, setReload] = useState(0);
+  // Issue 40: what a row action did (or why it was refused), said at the top of the list.
+  const [note, setNote] = useState<string | null>(null);
+  const editable = canEdit(membership.role);
   const [accounts, setAccounts] = useState<Schema<"SocialAccount">[]>([]);
   const [labels, setLabels] = useState<Schema<"Label">[]>([]);
 
@@ -81,11 +87,9 @@ export default function PostsPage({ location }: PageProps) {
   return (
     <section>
       <h1>Posts</h1>
-      {q.get("deleted") === "1" && (
-        <p class="notice" role="status">
-          The post was deleted. Anything it had published stays on the networks.
-        </p>
-      )}
+      <div class="toast-region" role="status">
+        {(note ?? (q.get("deleted") === "1" ? DELETED : null)) && <p class="notice">{note ?? DELETED}</p>}
+      </div>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
         <div>
           <label for="posts-status">Status</label>
@@ -168,6 +172,7 @@ export default function PostsPage({ location }: PageProps) {
                   <th scope="col">Networks</th>
                   <th scope="col">Status</th>
                   <th scope="col">Labels</th>
+                  {editable && <th scope="col">Actions</th>}
                 </tr>
               </thead>
               <tbody>
@@ -190,6 +195,20 @@ export default function PostsPage({ location }: PageProps) {
                         <LabelChip key={l.id} name={l.name} color={l.color} />
                       ))}
                     </td>
+                    {editable && (
+                      <td class="row-actions">
+                        <DuplicateButton postId={p.id} label="Duplicate" onError={setNote} />
+                        <DeletePostControl
+                          postId={p.id}
+                          label="Delete"
+                          onDeleted={() => {
+                            setNote(DELETED);
+                            setReload((n) => n + 1);
+                          }}
+                          onError={setNote}
+                        />
+                      </td>
+                    )}
                   </tr>
                 ))}
               </tbody>
