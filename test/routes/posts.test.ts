@@ -479,6 +479,7 @@ describe("OpenAPI document", () => {
       "attachMediaFromUrl",
       "createPost",
       "deletePost",
+      "duplicatePost",
       "getPost",
       "getPostMetrics",
       "listPosts",
