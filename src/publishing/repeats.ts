@@ -1,5 +1,6 @@
-import { and, eq, inArray, isNotNull } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { ServiceContext } from "../context";
+import type { Db } from "../db/client";
 import { constraintFailure } from "../db/errors";
 import { posts } from "../db/schema";
 import { countEach } from "../lib/logger";
@@ -10,18 +11,16 @@ import { postEvent } from "../services/webhooks/outbox";
 /** Occurrences one cron run continues at most (the rest wait a minute); each costs two D1 round trips. */
 export const REPEATS_PER_RUN = 50;
 
-/** Final states: an occurrence that failed still lets its series go on (its own retry is separate). */
-const SETTLED = ["published", "partially_published", "failed"] as const;
+// Settled: published, partially published or failed — an occurrence that failed still lets its series go on (its
+// own retry is separate).
 
 /**
- * Issue 37 (docs/queues.md, "Repeating posts"): for each settled occurrence of a repeating post not yet continued,
- * create the next occurrence as its own scheduled post — same targets, media and labels, its own rows — at its time
- * (`repeat-rule.ts`), or note that the series has ended. Every minute from the cron, so a lost run is caught up by
- * the next. The new post's INSERT is UNIQUE on (repeat_of, repeat_index): two runs at once create it once, the
- * loser's batch failing whole. `scope` keeps a test to its own workspace.
+ * Settled occurrences still to continue, from the partial index `posts_repeat_due_idx` (only posts with a rule not
+ * yet continued): the conditions are literals, as SQLite needs them to use a partial index — a bound `0` would send
+ * it through every published post instead.
  */
-export async function continueRepeats(ctx: ServiceContext, scope?: { workspaceId: string }): Promise<number> {
-  const due = await ctx.db
+export function dueOccurrences(db: Db, scope?: { workspaceId: string }) {
+  return db
     .select({
       id: posts.id,
       scheduledAt: posts.scheduledAt,
@@ -33,13 +32,23 @@ export async function continueRepeats(ctx: ServiceContext, scope?: { workspaceId
     .from(posts)
     .where(
       and(
-        isNotNull(posts.repeat),
-        eq(posts.repeatContinued, false),
-        inArray(posts.status, [...SETTLED]),
+        sql`${posts.repeat} IS NOT NULL AND ${posts.repeatContinued} = 0`,
+        sql`${posts.status} IN ('published', 'partially_published', 'failed')`,
         scope ? eq(posts.workspaceId, scope.workspaceId) : undefined,
       ),
     )
     .limit(REPEATS_PER_RUN);
+}
+
+/**
+ * Issue 37 (docs/queues.md, "Repeating posts"): for each settled occurrence of a repeating post not yet continued,
+ * create the next occurrence as its own scheduled post — same targets, media and labels, its own rows — at its time
+ * (`repeat-rule.ts`), or note that the series has ended. Every minute from the cron, so a lost run is caught up by
+ * the next. The new post's INSERT is UNIQUE on (repeat_of, repeat_index): two runs at once create it once, the
+ * loser's batch failing whole. `scope` keeps a test to its own workspace.
+ */
+export async function continueRepeats(ctx: ServiceContext, scope?: { workspaceId: string }): Promise<number> {
+  const due = await dueOccurrences(ctx.db, scope);
   return countEach(
     due,
     (o) => continueOne(ctx, o),

@@ -1,8 +1,9 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
 import { backgroundContext } from "../../src/publishing/context";
-import { fillEvergreenSlots } from "../../src/services/queues/evergreen";
+import { evergreenQueues, fillEvergreenSlots } from "../../src/services/queues/evergreen";
 import { createLabel, DAY, HOUR, insertAccount, ymdHis } from "../routes/posts-fixtures";
 import { createTestWorkspace, type TestWorkspace } from "../support/harness";
 
@@ -185,5 +186,15 @@ describe("evergreen queues", () => {
     expect(paused.status, paused.text).toBe(200);
     expect(await fill(ws)).toBe(0);
     expect(only).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe("the cron's evergreen scan", () => {
+  it("reads only the queues that name a label, from their partial index", async () => {
+    const query = evergreenQueues(createDb(env.DB)).toSQL();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    expect(plan.results.map((r) => r.detail).join(" | ")).toContain("queues_evergreen_idx");
   });
 });

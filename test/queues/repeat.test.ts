@@ -1,8 +1,9 @@
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { createDb } from "../../src/db/client";
 import { backgroundContext } from "../../src/publishing/context";
-import { continueRepeats } from "../../src/publishing/repeats";
+import { continueRepeats, dueOccurrences } from "../../src/publishing/repeats";
 import { REPEAT_SAME_TEXT } from "../../src/services/posts/preview-post";
 import { nextOccurrence, stepFrom } from "../../src/services/posts/repeat-rule";
 import { connectAccount, createLabel, DAY, HOUR, insertAccount, insertMedia, ymdHis } from "../routes/posts-fixtures";
@@ -289,5 +290,15 @@ describe("the next occurrence", () => {
       time_zone: "UTC",
     });
     expect(await stored()).toEqual({ repeat_index: 4, anchor_at: null, anchor_index: null });
+  });
+});
+
+describe("the cron's scan", () => {
+  it("reads settled occurrences from the partial index, never every published post", async () => {
+    const query = dueOccurrences(createDb(env.DB)).toSQL();
+    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
+      .bind(...query.params)
+      .all<{ detail: string }>();
+    expect(plan.results.map((r) => r.detail).join(" | ")).toContain("posts_repeat_due_idx");
   });
 });

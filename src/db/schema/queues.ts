@@ -36,6 +36,8 @@ export const queues = sqliteTable(
   (t) => [
     index("queues_workspace_idx").on(t.workspaceId, t.createdAt),
     uniqueIndex("queues_one_default_idx").on(t.workspaceId).where(sql`${t.isDefault} = 1`),
+    // Issue 37: the cron's evergreen scan reads only the queues that name a label.
+    index("queues_evergreen_idx").on(t.workspaceId).where(sql`${t.evergreenLabelId} IS NOT NULL`),
   ],
 );
 

@@ -1,5 +1,6 @@
-import { and, eq, gt, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, gt, isNull, lte, sql } from "drizzle-orm";
 import type { ServiceContext } from "../../context";
+import type { Db } from "../../db/client";
 import { constraintFailure } from "../../db/errors";
 import { queueSlots, queues } from "../../db/schema";
 import { newId } from "../../lib/ids";
@@ -27,17 +28,7 @@ type QueueRow = typeof queues.$inferSelect;
  * workspace.
  */
 export async function fillEvergreenSlots(ctx: ServiceContext, scope?: { workspaceId: string }): Promise<number> {
-  const rows = await ctx.db
-    .select()
-    .from(queues)
-    .where(
-      and(
-        isNotNull(queues.evergreenLabelId),
-        eq(queues.paused, false),
-        scope ? eq(queues.workspaceId, scope.workspaceId) : undefined,
-      ),
-    )
-    .limit(EVERGREEN_QUEUES_PER_RUN);
+  const rows = await evergreenQueues(ctx.db, scope);
   return countEach(
     rows,
     (q) => fillOne(ctx, q),
@@ -50,6 +41,21 @@ export async function fillEvergreenSlots(ctx: ServiceContext, scope?: { workspac
 }
 
 /** The queue's first slot within the horizon that no post and no live reservation holds; null when none. */
+/** The queues with an evergreen label, from the partial index `queues_evergreen_idx` (literal conditions). */
+export function evergreenQueues(db: Db, scope?: { workspaceId: string }) {
+  return db
+    .select()
+    .from(queues)
+    .where(
+      and(
+        sql`${queues.evergreenLabelId} IS NOT NULL`,
+        sql`${queues.paused} = 0`,
+        scope ? eq(queues.workspaceId, scope.workspaceId) : undefined,
+      ),
+    )
+    .limit(EVERGREEN_QUEUES_PER_RUN);
+}
+
 async function firstEmptySlot(ctx: ServiceContext, queue: QueueRow, now: number): Promise<number | null> {
   const times = upcomingSlotTimes(queue.slots, queue.timeZone, now, 50).filter((t) => t <= now + EVERGREEN_HORIZON_MS);
   if (times.length === 0) return null;
