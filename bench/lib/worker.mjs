@@ -1,9 +1,11 @@
 // Starts a `wrangler dev` instance on loopback for a benchmark and stops it afterwards.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "../../sandbox/free-port.mjs";
+
+export { freePort };
 
 export const ROOT = path.resolve(import.meta.dirname, "../..");
 /** The bearer token of the benchmarks' admin bootstrap (`BENCH_VARS.ADMIN_TOKEN`). */
@@ -87,17 +89,6 @@ export async function startWorker(opts) {
       await new Promise((r) => (child.exitCode !== null ? r() : child.on("exit", r)));
     },
   };
-}
-
-/** A free TCP port on loopback. */
-export function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The bare-Worker floor (bench/bare-worker): a constant response, and `/d1` for one `SELECT 1`. */

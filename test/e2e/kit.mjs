@@ -1,8 +1,10 @@
 // Small helpers the Node end-to-end tests share (the stack itself is sandbox/start.mjs's startStack()).
 import { existsSync, mkdirSync } from "node:fs";
-import { createServer } from "node:http";
 import path from "node:path";
+import { freePort } from "../../sandbox/free-port.mjs";
 import { ROOT } from "../../sandbox/start.mjs";
+
+export { freePort };
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 export const chromiumMissing = !existsSync(CHROMIUM);
@@ -10,17 +12,6 @@ export const SKIP = chromiumMissing
   ? `Chromium not installed at ${CHROMIUM} (apt-get install chromium); browser test skipped`
   : false;
 export const ARTIFACTS = path.join(ROOT, "test-artifacts");
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Polls `fn` until it returns a truthy value (that value), up to `timeoutMs`; throws naming `what` after that. */
 export async function waitFor(fn, what, timeoutMs = 20_000, everyMs = 200) {

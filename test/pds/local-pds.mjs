@@ -4,9 +4,11 @@
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "../../sandbox/free-port.mjs";
+
+export { freePort };
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const require = createRequire(path.join(ROOT, "package.json"));
@@ -60,18 +62,6 @@ const oneLine = (err) =>
     .split(/\n\s*(?:Require stack:|at )/)[0]
     .replace(/\s+/g, " ")
     .trim();
-
-/** A free TCP port on 127.0.0.1. */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /**
  * Starts PLC + PDS. The PDS calls itself `http://localhost:<port>` (its dev-mode public URL, in every DID

@@ -7,7 +7,7 @@ import { continueRepeats, dueOccurrences } from "../../src/publishing/repeats";
 import { REPEAT_SAME_TEXT } from "../../src/services/posts/preview-post";
 import { nextOccurrence, stepFrom } from "../../src/services/posts/repeat-rule";
 import { connectAccount, createLabel, DAY, HOUR, insertAccount, insertMedia, ymdHis } from "../routes/posts-fixtures";
-import { createTestWorkspace, type TestWorkspace, UUID } from "../support/harness";
+import { createTestWorkspace, queryPlan, type TestWorkspace, UUID } from "../support/harness";
 
 /**
  * Issue 37, repeating posts (docs/queues.md, "Repeating posts"): `repeat` on a post; when an occurrence settles the
@@ -295,10 +295,6 @@ describe("the next occurrence", () => {
 
 describe("the cron's scan", () => {
   it("reads settled occurrences from the partial index, never every published post", async () => {
-    const query = dueOccurrences(createDb(env.DB)).toSQL();
-    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
-      .bind(...query.params)
-      .all<{ detail: string }>();
-    expect(plan.results.map((r) => r.detail).join(" | ")).toContain("posts_repeat_due_idx");
+    expect(await queryPlan(dueOccurrences(createDb(env.DB)))).toContain("posts_repeat_due_idx");
   });
 });

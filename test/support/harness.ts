@@ -115,3 +115,12 @@ export async function waitFor(check: () => boolean | Promise<boolean>, ms = 8000
     await scheduler.wait(25);
   }
 }
+
+/** SQLite's plan for a query builder's statement on the test D1, its steps joined by " | " (which index it uses). */
+export async function queryPlan(query: { toSQL(): { sql: string; params: unknown[] } }): Promise<string> {
+  const { sql, params } = query.toSQL();
+  const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...params)
+    .all<{ detail: string }>();
+  return plan.results.map((r) => r.detail).join(" | ");
+}

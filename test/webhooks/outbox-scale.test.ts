@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { createDb } from "../../src/db/client";
 import { deadLetters } from "../../src/db/schema";
 import { undispatchedEvents } from "../../src/services/webhooks/dispatch";
-import { createTestWorkspace } from "../support/harness";
+import { createTestWorkspace, queryPlan } from "../support/harness";
 import { recordingQueue, testContext } from "./support";
 
 /**
@@ -43,11 +43,7 @@ describe("the outbox read does not grow with the events kept after dispatch", ()
       .select()
       .from(deadLetters)
       .orderBy(desc(deadLetters.createdAt), desc(deadLetters.id))
-      .limit(50)
-      .toSQL();
-    const plan = await env.DB.prepare(`EXPLAIN QUERY PLAN ${query.sql}`)
-      .bind(...query.params)
-      .all<{ detail: string }>();
-    expect(plan.results.map((r) => r.detail).join(" | ")).toContain("dead_letters_created_idx");
+      .limit(50);
+    expect(await queryPlan(query)).toContain("dead_letters_created_idx");
   });
 });

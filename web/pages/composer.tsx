@@ -211,6 +211,9 @@ type Phase =
 
 let keySeq = 0;
 
+/** An API time's day (`YYYY-MM-DD`) in `zone`: how the Repeat section shows a rule's last day. */
+const dayIn = (zone: string) => (utc: string) => (apiTimeToInput(utc, zone) ?? "").slice(0, 10);
+
 const NOTHING_SAVED = "Nothing was saved: what you typed is still here.";
 
 function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) => void }) {
@@ -242,7 +245,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   // Issue 37: the rule's last day is shown and sent in the composer's zone (the end of that day).
   const untilUtc = (day: string) => (day ? inputToApiTime(`${day}T23:59`, zone) : null);
   const [repeat, setRepeat] = useState<RepeatDraft>(() =>
-    repeatDraftOf(data.post?.repeat, (utc) => (apiTimeToInput(utc, preferredTimeZone()) ?? "").slice(0, 10)),
+    repeatDraftOf(data.post?.repeat, dayIn(preferredTimeZone())),
   );
   const [active, setActive] = useState<string>("all");
   const [signature, setSignature] = useState("");
@@ -436,7 +439,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
     setPost(saved);
     setRows(rowsFromPost(saved, specOf));
     // The rule as the server stored it (issue 37): what the form shows is what the post will do.
-    setRepeat(repeatDraftOf(saved.repeat, (utc) => (apiTimeToInput(utc, zone) ?? "").slice(0, 10)));
+    setRepeat(repeatDraftOf(saved.repeat, dayIn(zone)));
     setMedia((list) => {
       const fresh = saved.media.map(mediaFromPost);
       // Keep failed uploads on screen so their message stays; everything else is the server's.

@@ -1,6 +1,4 @@
-import { and, eq } from "drizzle-orm";
 import type { WorkspaceContext } from "../../context";
-import { posts } from "../../db/schema";
 import { notFound } from "../../lib/errors";
 import type { PostResource } from "../../presenters/post";
 import { copyPostStatements, readCopySource } from "./copy-post";
@@ -13,13 +11,9 @@ import { postResourceQuery, presentPostQueryResult } from "./load-posts";
  * one included (the usual way to post something again). One write batch, answered from its own last statement.
  */
 export async function duplicatePost(ctx: WorkspaceContext, postId: string): Promise<PostResource> {
-  const owned = await ctx.db
-    .select({ id: posts.id })
-    .from(posts)
-    .where(and(eq(posts.id, postId), eq(posts.workspaceId, ctx.workspaceId)))
-    .get();
-  const source = owned ? await readCopySource(ctx.db, postId) : null;
-  if (!source) throw notFound();
+  const source = await readCopySource(ctx.db, postId);
+  // Another workspace's post is "not found", as every post route answers it.
+  if (!source || source.post.workspaceId !== ctx.workspaceId) throw notFound();
   const copy = copyPostStatements(ctx.db, source, {
     status: "draft",
     content: source.post.content,

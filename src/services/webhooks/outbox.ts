@@ -46,17 +46,12 @@ export function postEvent(
   postId: string,
   opts: { afterChange?: boolean } = {},
 ) {
-  return insertEvent(
-    ctx,
-    sql`SELECT ${EVENT_ID}, r.workspace_id, ${type}, ${POST_SNAPSHOT}, NULL, ${ctx.now()}, NULL
-    FROM (SELECT posts.workspace_id AS workspace_id, ${POST_RESOURCE_COLUMNS} FROM posts
-      WHERE ${changed(opts.afterChange)}posts.id = ${postId} AND ${subscribed(sql`posts.workspace_id`, sql`${type}`)}) r`,
-  );
+  return postEventsWhere(ctx, type, sql`${changed(opts.afterChange)}posts.id = ${postId}`);
 }
 
 /**
- * `postEvent` for every post `where` selects (an SQL condition on `posts`), one event each, e.g. the posts a queue
- * move just gave new times (issue 37).
+ * An event whose `data` is the Post for every post `where` selects (an SQL condition on `posts`), one each: one post
+ * (`postEvent`), or the posts a queue move just gave new times (issue 37).
  */
 export function postEventsWhere(ctx: EventContext, type: WebhookEventType, where: SQL) {
   return insertEvent(
