@@ -244,9 +244,7 @@ function Composer({ data, onCreated }: { data: Loaded; onCreated: (id: string) =
   const [when, setWhen] = useState(() => apiTimeToInput(data.post?.scheduled_at, preferredTimeZone()) ?? "");
   // Issue 37: the rule's last day is shown and sent in the composer's zone (the end of that day).
   const untilUtc = (day: string) => (day ? inputToApiTime(`${day}T23:59`, zone) : null);
-  const [repeat, setRepeat] = useState<RepeatDraft>(() =>
-    repeatDraftOf(data.post?.repeat, dayIn(preferredTimeZone())),
-  );
+  const [repeat, setRepeat] = useState<RepeatDraft>(() => repeatDraftOf(data.post?.repeat, dayIn(preferredTimeZone())));
   const [active, setActive] = useState<string>("all");
   const [signature, setSignature] = useState("");
   const [errors, setErrors] = useState<MappedErrors>({ fields: {}, general: [], first: null });
